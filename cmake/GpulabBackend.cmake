@@ -1,0 +1,96 @@
+# Compilers and flags for the three back-ends. Kernel sources (*.cu) are compiled
+#   emu : as C++ by clang++ against the emulator headers (memory-access tracing on),
+#   cuda: as CUDA by nvcc,
+#   rocm: as HIP by hipcc (the rocm preset makes hipcc the C++ compiler).
+include_guard(GLOBAL)
+
+if(GPULAB_BACKEND STREQUAL "emu")
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(WARNING
+      "The emu back-end wants clang++ (its load/store tracing gives the memory-access metrics); "
+      "with ${CMAKE_CXX_COMPILER_ID} kernels run but the metrics are not measured. "
+      "Use the emu preset, or -DCMAKE_CXX_COMPILER=clang++.")
+    set(GPULAB_EMU_METRICS OFF)
+  else()
+    set(GPULAB_EMU_METRICS ON)
+  endif()
+  find_package(Boost 1.71 QUIET COMPONENTS context)
+  if(NOT Boost_FOUND)
+    message(FATAL_ERROR
+      "The emulator needs Boost.Context.\n  Debian/Ubuntu: sudo apt-get install libboost-context-dev")
+  endif()
+elseif(GPULAB_BACKEND STREQUAL "cuda")
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+    # The machine's GPU when there is one, else Hopper (sm_90): configures without a GPU.
+    set(_arch 90)
+    find_program(_nvsmi nvidia-smi)
+    if(_nvsmi)
+      execute_process(COMMAND ${_nvsmi} --query-gpu=compute_cap --format=csv,noheader
+                      OUTPUT_VARIABLE _cc RESULT_VARIABLE _rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+      if(_rc EQUAL 0 AND _cc MATCHES "^([0-9]+)\\.([0-9]+)")
+        set(_arch "${CMAKE_MATCH_1}${CMAKE_MATCH_2}")
+      endif()
+    endif()
+    set(CMAKE_CUDA_ARCHITECTURES ${_arch} CACHE STRING "CUDA architectures (default: this machine's GPU, else 90)")
+  endif()
+  enable_language(CUDA)
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  find_package(CUDAToolkit REQUIRED)
+  message(STATUS "gpulab: CUDA architectures ${CMAKE_CUDA_ARCHITECTURES}")
+elseif(GPULAB_BACKEND STREQUAL "rocm")
+  get_filename_component(_cxx "${CMAKE_CXX_COMPILER}" NAME)
+  if(NOT _cxx MATCHES "hipcc|amdclang|clang")
+    message(FATAL_ERROR "The rocm back-end compiles with hipcc: use the rocm preset "
+                        "(-DCMAKE_CXX_COMPILER=hipcc)")
+  endif()
+  if(NOT DEFINED GPULAB_HIP_ARCHITECTURES)
+    set(_archs "")
+    find_program(_agent rocm_agent_enumerator)
+    if(_agent)
+      execute_process(COMMAND ${_agent} OUTPUT_VARIABLE _out ERROR_QUIET RESULT_VARIABLE _rc)
+      if(_rc EQUAL 0)
+        string(REGEX MATCHALL "gfx[0-9a-f]+" _found "${_out}")
+        list(REMOVE_ITEM _found gfx000)
+        list(REMOVE_DUPLICATES _found)
+        set(_archs ${_found})
+      endif()
+    endif()
+    if(NOT _archs)
+      set(_archs gfx90a gfx940)
+    endif()
+    set(GPULAB_HIP_ARCHITECTURES "${_archs}" CACHE STRING "AMD GPU targets (default: this machine's, else gfx90a;gfx940)")
+  endif()
+  message(STATUS "gpulab: HIP targets ${GPULAB_HIP_ARCHITECTURES}")
+endif()
+
+# Marks kernel sources (files that include gpulab/gpu.hpp and define __global__ functions) so
+# that each back-end compiles them the right way.
+function(gpulab_kernel_sources target)
+  foreach(src IN LISTS ARGN)
+    if(GPULAB_BACKEND STREQUAL "emu")
+      set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX)
+      # Large stack frames probe every page, so an overflow of a fiber stack hits its guard page.
+      set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+        -fstack-clash-protection)
+      if(GPULAB_EMU_METRICS)
+        # Every load and store of the kernel file is reported to the emulator; vectorisation is
+        # off so that a lane's access is not merged with its neighbours'.
+        set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+          -fsanitize-coverage=func,trace-loads,trace-stores -fno-vectorize -fno-slp-vectorize
+          -gline-tables-only)
+      endif()
+    elseif(GPULAB_BACKEND STREQUAL "cuda")
+      set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CUDA)
+    else()
+      set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX)
+      set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS -x hip)
+    endif()
+  endforeach()
+  if(GPULAB_BACKEND STREQUAL "rocm")
+    foreach(a IN LISTS GPULAB_HIP_ARCHITECTURES)
+      target_compile_options(${target} PRIVATE --offload-arch=${a})
+      target_link_options(${target} PRIVATE --offload-arch=${a})
+    endforeach()
+  endif()
+endfunction()

@@ -1,0 +1,280 @@
+// gpulab/emu/kernel.hpp - the CUDA vocabulary for kernels compiled as plain C++ and run by the
+// gpulab CPU emulator. Included through gpulab/gpu.hpp; never include it directly.
+//
+// Model: every GPU thread is a fiber; a block's fibers run on one worker OS thread, so
+// `__shared__` variables (static thread_local) are shared by exactly the threads of one block.
+// Barriers and warp collectives are rendezvous between fibers, checked for divergence.
+#pragma once
+
+#include <math.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "gpulab/emu/runtime.hpp"
+
+// ---- qualifiers --------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+#define __align__(n) alignas(n)
+#define __constant__
+/// One instance per running block: each block runs on one worker thread at a time.
+#define __shared__ static thread_local
+
+// ---- built-in index variables ------------------------------------------------------------
+struct uint3 {
+  unsigned x, y, z;
+};
+struct dim3 {
+  unsigned x, y, z;
+  constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+
+namespace gpulab::emu {
+/// What threadIdx & co. read; the scheduler rewrites it before resuming each fiber.
+struct Builtins {
+  uint3 thread_idx{0, 0, 0};
+  uint3 block_idx{0, 0, 0};
+  dim3 block_dim{1, 1, 1};
+  dim3 grid_dim{1, 1, 1};
+};
+extern __thread Builtins builtins __attribute__((tls_model("initial-exec")));
+}  // namespace gpulab::emu
+
+#define threadIdx (::gpulab::emu::builtins.thread_idx)
+#define blockIdx (::gpulab::emu::builtins.block_idx)
+#define blockDim (::gpulab::emu::builtins.block_dim)
+#define gridDim (::gpulab::emu::builtins.grid_dim)
+
+/// Lanes per warp for this run (32 by default; GPULAB_WARP_SIZE=64 emulates AMD wavefronts).
+/// A run-time value, exactly as on CUDA and ROCm 7: never a compile-time constant.
+extern int warpSize;
+
+// ---- barriers and warp collectives -------------------------------------------------------
+// The trailing file/line parameters default to the caller's location, so every diagnostic
+// names the line of the student's code.
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  gpulab::emu::sync_block(gpulab::emu::BarrierOp::sync, 0, file, line);
+}
+inline int __syncthreads_count(int pred, const char* file = __builtin_FILE(),
+                               int line = __builtin_LINE()) {
+  return gpulab::emu::sync_block(gpulab::emu::BarrierOp::count, pred != 0, file, line);
+}
+inline int __syncthreads_and(int pred, const char* file = __builtin_FILE(),
+                             int line = __builtin_LINE()) {
+  return gpulab::emu::sync_block(gpulab::emu::BarrierOp::all, pred != 0, file, line);
+}
+inline int __syncthreads_or(int pred, const char* file = __builtin_FILE(),
+                            int line = __builtin_LINE()) {
+  return gpulab::emu::sync_block(gpulab::emu::BarrierOp::any, pred != 0, file, line);
+}
+inline void __syncwarp(unsigned long long mask = ~0ull, const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE()) {
+  gpulab::emu::warp_collective(gpulab::emu::WarpOp::sync, mask, 0, -1, file, line);
+}
+inline unsigned long long __activemask(const char* file = __builtin_FILE(),
+                                       int line = __builtin_LINE()) {
+  return gpulab::emu::active_mask(file, line);
+}
+
+namespace gpulab::emu {
+template <class T>
+inline std::uint64_t to_bits(T v) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>,
+                "warp shuffles move values of at most 8 bytes; shuffle wider types field by field");
+  std::uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof v);
+  return u;
+}
+template <class T>
+inline T from_bits(std::uint64_t u) {
+  T v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
+}
+/// Source lane of a shuffle inside its `width`-lane segment; -1 = keep the caller's own value.
+int shuffle_source(WarpOp op, int arg, int width, const char* file, int line);
+}  // namespace gpulab::emu
+
+template <class T>
+T __shfl_sync(unsigned long long mask, T v, int src, int width = warpSize,
+              const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  using namespace gpulab::emu;
+  const int s = shuffle_source(WarpOp::shfl, src, width, file, line);
+  return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), s, file, line));
+}
+template <class T>
+T __shfl_up_sync(unsigned long long mask, T v, unsigned delta, int width = warpSize,
+                 const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  using namespace gpulab::emu;
+  const int s = shuffle_source(WarpOp::shfl_up, static_cast<int>(delta), width, file, line);
+  return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), s, file, line));
+}
+template <class T>
+T __shfl_down_sync(unsigned long long mask, T v, unsigned delta, int width = warpSize,
+                   const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  using namespace gpulab::emu;
+  const int s = shuffle_source(WarpOp::shfl_down, static_cast<int>(delta), width, file, line);
+  return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), s, file, line));
+}
+template <class T>
+T __shfl_xor_sync(unsigned long long mask, T v, int lane_mask, int width = warpSize,
+                  const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  using namespace gpulab::emu;
+  const int s = shuffle_source(WarpOp::shfl_xor, lane_mask, width, file, line);
+  return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), s, file, line));
+}
+inline unsigned long long __ballot_sync(unsigned long long mask, int pred,
+                                        const char* file = __builtin_FILE(),
+                                        int line = __builtin_LINE()) {
+  return gpulab::emu::warp_collective(gpulab::emu::WarpOp::ballot, mask, pred != 0, -1, file,
+                                      line);
+}
+inline int __any_sync(unsigned long long mask, int pred, const char* file = __builtin_FILE(),
+                      int line = __builtin_LINE()) {
+  return static_cast<int>(
+      gpulab::emu::warp_collective(gpulab::emu::WarpOp::any, mask, pred != 0, -1, file, line));
+}
+inline int __all_sync(unsigned long long mask, int pred, const char* file = __builtin_FILE(),
+                      int line = __builtin_LINE()) {
+  return static_cast<int>(
+      gpulab::emu::warp_collective(gpulab::emu::WarpOp::all, mask, pred != 0, -1, file, line));
+}
+
+// ---- atomics (device-wide, relaxed, like CUDA's) -----------------------------------------
+// Each is reported to the emulator so the memory metrics can count atomics.
+namespace gpulab::emu {
+template <class T, class F>
+T atomic_update(T* p, F f, const char* file, int line) {
+  note_atomic(p, sizeof(T), file, line);
+  T cur;
+  __atomic_load(p, &cur, __ATOMIC_RELAXED);
+  T next = f(cur);
+  while (!__atomic_compare_exchange(p, &cur, &next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    next = f(cur);
+  return cur;
+}
+}  // namespace gpulab::emu
+
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+T atomicAdd(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c + v); }, file, line);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+T atomicSub(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c - v); }, file, line);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+T atomicMax(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T c) { return c < v ? v : c; }, file, line);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+T atomicMin(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T c) { return v < c ? v : c; }, file, line);
+}
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+T atomicExch(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T) { return v; }, file, line);
+}
+template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
+T atomicCAS(T* p, T expected, T desired, const char* file = __builtin_FILE(),
+            int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(
+      p, [expected, desired](T c) { return c == expected ? desired : c; }, file, line);
+}
+template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
+T atomicAnd(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c & v); }, file, line);
+}
+template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
+T atomicOr(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c | v); }, file, line);
+}
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// ---- vector types ------------------------------------------------------------------------
+#define GPULAB_EMU_VEC2(T, N, A)                      \
+  struct alignas(A) N##2 { T x, y; };                 \
+  inline N##2 make_##N##2(T x, T y) { return {x, y}; }
+#define GPULAB_EMU_VEC3(T, N)                         \
+  struct N##3 { T x, y, z; };                         \
+  inline N##3 make_##N##3(T x, T y, T z) { return {x, y, z}; }
+#define GPULAB_EMU_VEC4(T, N, A)                      \
+  struct alignas(A) N##4 { T x, y, z, w; };           \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+GPULAB_EMU_VEC2(float, float, 8)
+GPULAB_EMU_VEC3(float, float)
+GPULAB_EMU_VEC4(float, float, 16)
+GPULAB_EMU_VEC2(int, int, 8)
+GPULAB_EMU_VEC3(int, int)
+GPULAB_EMU_VEC4(int, int, 16)
+GPULAB_EMU_VEC2(unsigned, uint, 8)
+GPULAB_EMU_VEC4(unsigned, uint, 16)
+GPULAB_EMU_VEC2(double, double, 16)
+GPULAB_EMU_VEC4(double, double, 32)
+#undef GPULAB_EMU_VEC2
+#undef GPULAB_EMU_VEC3
+#undef GPULAB_EMU_VEC4
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+
+// ---- math and bit functions students reach for -------------------------------------------
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __powf(float a, float b) { return std::pow(a, b); }
+inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline int min(int a, int b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
+inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+inline float min(float a, float b) { return std::fmin(a, b); }
+inline float max(float a, float b) { return std::fmax(a, b); }
+inline double min(double a, double b) { return std::fmin(a, b); }
+inline double max(double a, double b) { return std::fmax(a, b); }
+inline int __float_as_int(float f) { return gpulab::emu::from_bits<int>(gpulab::emu::to_bits(f)); }
+inline unsigned __float_as_uint(float f) {
+  return gpulab::emu::from_bits<unsigned>(gpulab::emu::to_bits(f));
+}
+inline float __int_as_float(int i) { return gpulab::emu::from_bits<float>(gpulab::emu::to_bits(i)); }
+inline float __uint_as_float(unsigned i) {
+  return gpulab::emu::from_bits<float>(gpulab::emu::to_bits(i));
+}
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) {
+  return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
+}
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i, x >>= 1) r = (r << 1) | (x & 1u);
+  return r;
+}
+inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+long long clock64();

@@ -1,0 +1,73 @@
+// gpulab/emu/runtime.hpp - the CPU emulator's runtime interface.
+//
+// Kernel-facing entry points (barriers, warp collectives) are called through the CUDA
+// vocabulary in kernel.hpp. Host-facing entry points (launch, device memory, configuration,
+// errors) are called through gpulab/launch.hpp and gpulab/host.hpp.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+struct dim3;
+
+namespace gpulab::emu {
+
+using lanemask_t = unsigned long long;
+
+// ---- configuration -----------------------------------------------------------------------
+/// Lanes per warp, 1..64 and a power of two. Default: $GPULAB_WARP_SIZE, else 32.
+void set_warp_size(int lanes);
+int warp_size();
+/// Worker OS threads that run blocks. Default: $GPULAB_EMU_WORKERS, else the core count.
+/// Results do not depend on it (blocks are independent; see docs/architecture.md).
+void set_workers(int workers);
+int workers();
+/// Bytes of stack per emulated GPU thread. Default: $GPULAB_EMU_STACK_KB KiB, else 64 KiB.
+void set_stack_bytes(std::size_t bytes);
+std::size_t stack_bytes();
+
+// ---- launching ---------------------------------------------------------------------------
+using KernelThunk = void (*)(const void* closure);
+/// Runs a whole grid to completion (the emulator is synchronous). A fault inside the kernel
+/// (divergent barrier, deadlock, ...) stops it and becomes the pending error.
+void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
+                   int line, KernelThunk thunk, const void* closure);
+
+// ---- errors ------------------------------------------------------------------------------
+/// A fault found while running a kernel.
+struct KernelFault {
+  std::string kind;     ///< "divergent-barrier", "exit-at-barrier", "deadlock", "warp-sync", ...
+  std::string message;  ///< full text: file:line, block and thread, what, hint
+};
+/// The first fault since the last take_pending_fault() (like CUDA's sticky error); empty
+/// kind = none. Later launches are skipped while a fault is pending.
+KernelFault take_pending_fault();
+bool fault_pending();
+
+// ---- device memory -----------------------------------------------------------------------
+/// Device allocations are host memory registered with the emulator (so that later analyses can
+/// tell global memory from the stack), 256-byte aligned, filled with 0xFF bytes (NaN floats,
+/// -1 integers) so that reading memory nobody wrote is visible.
+void* device_alloc(std::size_t bytes);
+void device_free(void* p);
+/// True when [p, p+bytes) lies inside one live device allocation.
+bool is_device_range(const void* p, std::size_t bytes);
+
+// ---- called from kernel code (through kernel.hpp) ----------------------------------------
+enum class BarrierOp { sync, count, all, any };
+int sync_block(BarrierOp op, int pred, const char* file, int line);
+enum class WarpOp { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all };
+/// Rendezvous of the lanes in `mask`. For shfl: returns the value of lane `src` (-1 = own
+/// value). For ballot: the mask of lanes whose `value` is non-zero; any/all: 0 or 1 over the
+/// lanes that took part. For sync: 0.
+std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, int src,
+                              const char* file, int line);
+lanemask_t active_mask(const char* file, int line);
+/// Lanes of the caller's warp that have not exited.
+lanemask_t live_lanes();
+void* dynamic_shared_base();
+void note_atomic(const void* p, std::size_t bytes, const char* file, int line);
+
+}  // namespace gpulab::emu

@@ -1,0 +1,4 @@
+#include "internal.hpp"
+namespace gpulab::emu::detail {
+void on_access(const void*, unsigned, bool, void*) {}
+}

@@ -1,0 +1,458 @@
+// The emulator's scheduler: blocks on worker threads, GPU threads as fibers, and the
+// rendezvous behind __syncthreads and the *_sync warp collectives.
+//
+// Determinism: a block runs on one worker, its fibers in a fixed round-robin order, so a block
+// computes the same thing whichever worker runs it. Blocks are handed out in increasing id order;
+// after a fault in block k, blocks above k are skipped and blocks below k (already handed out)
+// finish, and the fault reported is the lowest block's: the same for any number of workers.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#include "internal.hpp"
+
+namespace gpulab::emu {
+__thread Builtins builtins __attribute__((tls_model("initial-exec")));
+}
+
+namespace gpulab::emu::detail {
+
+__thread Worker* this_worker __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+
+bool same_place(const char* fa, int la, const char* fb, int lb) {
+  return la == lb && (fa == fb || (fa && fb && std::strcmp(fa, fb) == 0));
+}
+
+std::string hex_mask(lanemask_t m) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", m);
+  return buf;
+}
+
+std::string lane_list(lanemask_t m) {
+  std::string s;
+  int shown = 0;
+  for (int l = 0; l < 64 && shown < 8; ++l)
+    if ((m >> l) & 1ull) {
+      s += (s.empty() ? "" : ",") + std::to_string(l);
+      ++shown;
+    }
+  if (__builtin_popcountll(m) > shown) s += ",...";
+  return s;
+}
+
+const char* op_name(WarpOp op) {
+  switch (op) {
+    case WarpOp::sync: return "__syncwarp";
+    case WarpOp::shfl: return "__shfl*_sync";
+    case WarpOp::ballot: return "__ballot_sync";
+    case WarpOp::any: return "__any_sync";
+    case WarpOp::all: return "__all_sync";
+    default: return "warp collective";
+  }
+}
+
+/// Back to the scheduler; returns when this fiber is resumed.
+void yield_to_scheduler(Worker& w) {
+  ctx::transfer_t t = ctx::jump_fcontext(w.scheduler, nullptr);
+  this_worker->scheduler = t.fctx;
+}
+
+void wake(Worker& w, State from) {
+  for (Thread& t : w.threads)
+    if (t.state == from) t.state = State::runnable;
+}
+
+/// Completes `r` if every live lane it names has arrived. Returns true when it completed.
+bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
+  Rendezvous& r = warp.open[ri];
+  const lanemask_t need = r.mask & warp.live;
+  if ((r.arrived & need) != need) return false;
+  const int base = warp_index * warpSize;
+  for (int lane = 0; lane < warpSize; ++lane) {
+    if (!((r.arrived >> lane) & 1ull)) continue;
+    Thread& t = w.threads[static_cast<std::size_t>(base + lane)];
+    std::uint64_t out = 0;
+    if (r.op == WarpOp::shfl) {
+      const int src = r.src[lane];
+      if (src < 0) {
+        out = r.value[lane];
+      } else if ((r.arrived >> src) & 1ull) {
+        out = r.value[src];
+      } else {
+        const bool gone = !((warp.live >> src) & 1ull) && ((r.mask >> src) & 1ull);
+        const bool narrow_mask = r.mask == 0xffffffffull && warpSize == 64;
+        fault("shuffle-inactive-lane",
+              where(r.file, r.line) + ": " + describe_thread(w, t) + " (lane " +
+                  std::to_string(lane) + ") reads lane " + std::to_string(src) +
+                  " in a shuffle, but lane " + std::to_string(src) +
+                  (gone ? " has returned or does not exist (a partial last warp)"
+                        : " is not in the mask " + hex_mask(r.mask)) +
+                  ", so the value is undefined on a GPU." +
+                  (narrow_mask ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
+                                 " lanes per warp; use gpulab::full_mask() and offsets derived"
+                                 " from warpSize."
+                               : "\n  hint: keep every lane alive until the warp's shuffles are"
+                                 " done (guard loads with `if (i < n)` instead of returning"
+                                 " early), and use a block size that is a multiple of warpSize."));
+      }
+    } else if (r.op == WarpOp::ballot || r.op == WarpOp::any || r.op == WarpOp::all) {
+      lanemask_t yes = 0;
+      for (int l = 0; l < warpSize; ++l)
+        if (((r.arrived >> l) & 1ull) && r.value[l]) yes |= 1ull << l;
+      out = r.op == WarpOp::ballot ? yes : r.op == WarpOp::any ? (yes != 0) : (yes == r.arrived);
+    }
+    t.result = out;
+    if (&t != w.current) t.state = State::runnable;
+  }
+  warp.open.erase(warp.open.begin() + static_cast<std::ptrdiff_t>(ri));
+  return true;
+}
+
+void fiber_main(ctx::transfer_t t) {
+  Worker& w = *this_worker;
+  w.scheduler = t.fctx;
+  w.launch->thunk(w.launch->closure);
+
+  // The thread returned from the kernel.
+  Thread& self = *w.current;
+  self.state = State::done;
+  --w.live;
+  if (w.exited++ == 0) w.first_exited = &self;
+  Warp& warp = w.warps[static_cast<std::size_t>(self.warp)];
+  warp.live &= ~(1ull << self.lane);
+  if (w.bar_arrived > 0)
+    fault("exit-at-barrier",
+          describe_thread(w, self) + " returned while " + std::to_string(w.bar_arrived) +
+              " thread(s) of its block wait at __syncthreads " + where(w.bar_file, w.bar_line) +
+              ".\n  hint: every thread of a block must reach every __syncthreads; instead of"
+              " returning early, guard the work with `if (i < n) { ... }` and let all threads"
+              " reach the barrier.");
+  // Lanes that wait for this one in a warp collective may now be complete without it.
+  for (std::size_t ri = 0; ri < warp.open.size();)
+    if (!try_complete(w, warp, self.warp, ri)) ++ri;
+  yield_to_scheduler(w);
+  std::abort();  // a finished fiber is never resumed
+}
+
+void describe_waiters(const Worker& w, std::ostringstream& os) {
+  int at_bar = 0, done = 0;
+  for (const Thread& t : w.threads) {
+    at_bar += t.state == State::at_barrier;
+    done += t.state == State::done;
+  }
+  if (at_bar) os << "\n  " << at_bar << " thread(s) wait at __syncthreads " << where(w.bar_file, w.bar_line);
+  for (std::size_t wi = 0; wi < w.warps.size(); ++wi)
+    for (const Rendezvous& r : w.warps[wi].open)
+      os << "\n  warp " << wi << ": lanes " << lane_list(r.arrived) << " wait at " << op_name(r.op)
+         << " " << where(r.file, r.line) << " with mask " << hex_mask(r.mask) << " for lanes "
+         << lane_list(r.mask & w.warps[wi].live & ~r.arrived);
+  if (done) os << "\n  " << done << " thread(s) have returned";
+}
+
+/// Resolves __activemask() for warps none of whose lanes can run: the lanes waiting at the same
+/// __activemask call are the converged group. Returns true if any lane became runnable.
+bool resolve_active_masks(Worker& w) {
+  bool any = false;
+  for (std::size_t wi = 0; wi < w.warps.size(); ++wi) {
+    const int base = static_cast<int>(wi) * warpSize;
+    const int end = std::min<int>(base + warpSize, static_cast<int>(w.threads.size()));
+    bool blocked = true, waiting = false;
+    for (int i = base; i < end; ++i) {
+      blocked &= w.threads[i].state != State::runnable;
+      waiting |= w.threads[i].state == State::at_activemask;
+    }
+    if (!blocked || !waiting) continue;
+    for (int i = base; i < end; ++i) {
+      Thread& t = w.threads[i];
+      if (t.state != State::at_activemask) continue;
+      lanemask_t group = 0;
+      for (int j = base; j < end; ++j)
+        if (w.threads[j].state == State::at_activemask &&
+            same_place(w.threads[j].wait_file, w.threads[j].wait_line, t.wait_file, t.wait_line))
+          group |= 1ull << w.threads[j].lane;
+      for (int j = base; j < end; ++j)
+        if ((group >> w.threads[j].lane) & 1ull) {
+          w.threads[j].result = group;
+          w.threads[j].state = State::runnable;
+        }
+      any = true;
+    }
+  }
+  return any;
+}
+
+/// Runs one block to completion (or to its first fault).
+void run_block(Worker& w, unsigned long long id) {
+  const Launch& L = *w.launch;
+  w.block_id = id;
+  builtins.block_idx = uint3{static_cast<unsigned>(id % L.grid.x),
+                             static_cast<unsigned>(id / L.grid.x % L.grid.y),
+                             static_cast<unsigned>(id / (static_cast<unsigned long long>(L.grid.x) * L.grid.y))};
+  builtins.block_dim = L.block;
+  builtins.grid_dim = L.grid;
+  const std::size_t n = w.threads.size();
+  for (Warp& warp : w.warps) {
+    warp.live = 0;
+    warp.open.clear();
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    Thread& t = w.threads[i];
+    const Stack& s = (*w.stacks)[i];
+    t.context = ctx::make_fcontext(s.top(), s.usable(), fiber_main);
+    t.linear = static_cast<unsigned>(i);
+    t.tid = uint3{static_cast<unsigned>(i % L.block.x), static_cast<unsigned>(i / L.block.x % L.block.y),
+                  static_cast<unsigned>(i / (L.block.x * L.block.y))};
+    t.lane = static_cast<int>(i % static_cast<unsigned>(warpSize));
+    t.warp = static_cast<int>(i / static_cast<unsigned>(warpSize));
+    t.state = State::runnable;
+    t.result = 0;
+    w.warps[static_cast<std::size_t>(t.warp)].live |= 1ull << t.lane;
+  }
+  w.live = static_cast<int>(n);
+  w.exited = 0;
+  w.first_exited = nullptr;
+  w.bar_arrived = 0;
+  w.failed = false;
+  poison_shared_memory(w);
+
+  while (w.live > 0) {
+    bool ran = false;
+    for (Thread& t : w.threads) {
+      if (t.state != State::runnable) continue;
+      ran = true;
+      builtins.thread_idx = t.tid;
+      w.current = &t;
+      t.context = ctx::jump_fcontext(t.context, nullptr).fctx;
+      w.current = nullptr;
+      if (w.failed) return;  // abandon the block: its fibers are never resumed
+    }
+    if (ran || w.live == 0) continue;
+    if (resolve_active_masks(w)) continue;
+    std::ostringstream os;
+    os << "deadlock in block (" << builtins.block_idx.x << "," << builtins.block_idx.y << ","
+       << builtins.block_idx.z << ") of the kernel launched at " << where(L.file, L.line)
+       << ": no thread can make progress.";
+    describe_waiters(w, os);
+    os << "\n  hint: a barrier or warp collective is waiting for threads that went another way"
+          " or returned.";
+    record_fault(L, id, "deadlock", os.str());
+    return;
+  }
+}
+
+void worker_loop(Launch& L, int worker_id) {
+  install_fault_handlers_for_this_thread();
+  const unsigned nthreads = L.block.x * L.block.y * L.block.z;
+  Worker w;
+  w.id = worker_id;
+  w.launch = &L;
+  w.threads.resize(nthreads);
+  w.warps.resize((nthreads + warpSize - 1) / warpSize);
+  w.stacks = &stacks_for_worker(worker_id, nthreads);
+  std::vector<unsigned char> dyn(L.dynamic_shared + 16);
+  w.dynamic_shared = dyn.data() + (16 - reinterpret_cast<std::uintptr_t>(dyn.data()) % 16) % 16;
+  Worker* saved = this_worker;
+  this_worker = &w;
+  const unsigned long long nblocks =
+      static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z;
+  for (;;) {
+    const unsigned long long id = L.next_block.fetch_add(1);
+    if (id >= nblocks || id > L.fault_block.load()) break;
+    run_block(w, id);
+  }
+  this_worker = saved;
+}
+
+}  // namespace
+
+std::size_t Stack::usable() const { return size - 4096; }
+
+[[noreturn]] void fault(const std::string& kind, const std::string& message) {
+  Worker& w = *this_worker;
+  record_fault(*w.launch, w.block_id, kind, message);
+  w.failed = true;
+  for (;;) yield_to_scheduler(w);  // never resumed
+}
+
+std::string where(const char* file, int line) {
+  if (!file) return "<unknown>";
+  return std::string(file) + ":" + std::to_string(line);
+}
+
+std::string describe_thread(const Worker& w, const Thread& t) {
+  (void)w;
+  std::ostringstream os;
+  os << "thread (" << t.tid.x << "," << t.tid.y << "," << t.tid.z << ") of block ("
+     << builtins.block_idx.x << "," << builtins.block_idx.y << "," << builtins.block_idx.z << ")";
+  return os.str();
+}
+
+}  // namespace gpulab::emu::detail
+
+namespace gpulab::emu {
+using namespace detail;
+
+int sync_block(BarrierOp op, int pred, const char* file, int line) {
+  Worker& w = *this_worker;
+  Thread& self = *w.current;
+  if (w.exited > 0)
+    fault("exit-at-barrier",
+          where(file, line) + ": " + describe_thread(w, self) + " reached __syncthreads, but " +
+              describe_thread(w, *w.first_exited) +
+              " has already returned, so this barrier can never be complete."
+              "\n  hint: every thread of a block must reach every __syncthreads; guard the work"
+              " with `if (i < n) { ... }` instead of returning early.");
+  if (w.bar_arrived == 0) {
+    w.bar_file = file;
+    w.bar_line = line;
+    w.bar_op = op;
+    w.bar_acc = op == BarrierOp::all ? 1 : 0;
+  } else if (!same_place(file, line, w.bar_file, w.bar_line)) {
+    fault("divergent-barrier",
+          where(file, line) + ": " + describe_thread(w, self) + " waits at this __syncthreads while " +
+              std::to_string(w.bar_arrived) + " other thread(s) of its block wait at " +
+              where(w.bar_file, w.bar_line) +
+              ": the barrier is divergent (undefined behaviour on a GPU: it may hang or corrupt)."
+              "\n  hint: put __syncthreads where all threads of the block reach it, outside"
+              " branches that depend on threadIdx.");
+  }
+  switch (op) {
+    case BarrierOp::count: w.bar_acc += pred; break;
+    case BarrierOp::all: w.bar_acc &= pred; break;
+    case BarrierOp::any: w.bar_acc |= pred; break;
+    case BarrierOp::sync: break;
+  }
+  if (++w.bar_arrived == w.live) {
+    w.bar_result = w.bar_acc;
+    w.bar_arrived = 0;
+    wake(w, State::at_barrier);
+    return w.bar_result;
+  }
+  self.state = State::at_barrier;
+  yield_to_scheduler(w);
+  return w.bar_result;
+}
+
+int shuffle_source(WarpOp op, int arg, int width, const char* file, int line) {
+  Worker& w = *this_worker;
+  if (width <= 0 || width > warpSize || (width & (width - 1)) != 0)
+    fault("bad-shuffle-width", where(file, line) + ": shuffle width " + std::to_string(width) +
+                                   " must be a power of two no larger than warpSize (" +
+                                   std::to_string(warpSize) + ").");
+  const int lane = w.current->lane;
+  const int base = lane & ~(width - 1);
+  int src = lane;
+  switch (op) {
+    case WarpOp::shfl: src = base + (arg & (width - 1)); break;
+    case WarpOp::shfl_up: src = lane - arg; if (src < base) return -1; break;
+    case WarpOp::shfl_down: src = lane + arg; if (src >= base + width) return -1; break;
+    case WarpOp::shfl_xor: src = lane ^ arg; if (src >= base + width) return -1; break;
+    default: break;
+  }
+  return src;
+}
+
+std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, int src,
+                              const char* file, int line) {
+  Worker& w = *this_worker;
+  Thread& self = *w.current;
+  Warp& warp = w.warps[static_cast<std::size_t>(self.warp)];
+  const lanemask_t bit = 1ull << self.lane;
+  const lanemask_t lanes = warpSize >= 64 ? ~0ull : ((1ull << warpSize) - 1ull);
+  if (!(mask & bit))
+    fault("warp-mask", where(file, line) + ": " + describe_thread(w, self) + " (lane " +
+                           std::to_string(self.lane) + ") calls " + op_name(op) + " with mask " +
+                           hex_mask(mask) + ", which does not include its own lane." +
+                           (mask == 0xffffffffull && warpSize == 64
+                                ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
+                                  " lanes per warp; use gpulab::full_mask()."
+                                : "\n  hint: the calling lane must be named in the mask."));
+  mask &= lanes;
+  std::size_t ri = warp.open.size();
+  for (std::size_t i = 0; i < warp.open.size(); ++i) {
+    Rendezvous& r = warp.open[i];
+    if (!(r.mask & bit) || (r.arrived & bit)) continue;
+    if (r.mask != mask)
+      fault("warp-mask", where(file, line) + ": lane " + std::to_string(self.lane) + " of " +
+                             describe_thread(w, self) + " calls " + op_name(op) + " with mask " +
+                             hex_mask(mask) + ", but lanes " + lane_list(r.arrived) +
+                             " of its warp wait at " + where(r.file, r.line) + " with mask " +
+                             hex_mask(r.mask) + " that includes it.\n  hint: all lanes named in"
+                             " a mask must call the collective with the same mask.");
+    ri = i;
+    break;
+  }
+  if (ri == warp.open.size()) {
+    warp.open.emplace_back();
+    Rendezvous& r = warp.open.back();
+    r.op = op;
+    r.mask = mask;
+    r.file = file;
+    r.line = line;
+  } else {
+    Rendezvous& r = warp.open[ri];
+    const bool both_syncwarp = r.op == WarpOp::sync && op == WarpOp::sync;
+    if (r.op != op || (!both_syncwarp && !same_place(file, line, r.file, r.line)))
+      fault("divergent-warp-collective",
+            where(file, line) + ": lane " + std::to_string(self.lane) + " of " +
+                describe_thread(w, self) + " calls " + op_name(op) + " while lanes " +
+                lane_list(r.arrived) + " of its warp wait at " + op_name(r.op) + " " +
+                where(r.file, r.line) + ": the lanes of the warp reached different collectives."
+                "\n  hint: every lane named in the mask must execute the same collective; check"
+                " loops whose trip count differs between lanes.");
+  }
+  Rendezvous& r = warp.open[ri];
+  r.arrived |= bit;
+  r.value[self.lane] = value;
+  r.src[self.lane] = src;
+  if (try_complete(w, warp, self.warp, ri)) return self.result;
+  self.state = State::at_warp;
+  self.wait_file = file;
+  self.wait_line = line;
+  yield_to_scheduler(w);
+  return self.result;
+}
+
+lanemask_t active_mask(const char* file, int line) {
+  Worker& w = *this_worker;
+  Thread& self = *w.current;
+  self.state = State::at_activemask;
+  self.wait_file = file;
+  self.wait_line = line;
+  yield_to_scheduler(w);
+  return self.result;
+}
+
+lanemask_t live_lanes() {
+  Worker& w = *this_worker;
+  return w.warps[static_cast<std::size_t>(w.current->warp)].live;
+}
+
+void* dynamic_shared_base() { return this_worker->dynamic_shared; }
+
+void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
+                   int line, KernelThunk thunk, const void* closure) {
+  if (fault_pending()) return;  // like CUDA: a sticky error makes later launches fail
+  const unsigned long long nblocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
+  if (nblocks == 0 || block.x * block.y * block.z == 0) return;
+  Launch L;
+  L.grid = grid;
+  L.block = block;
+  L.dynamic_shared = dynamic_shared_bytes;
+  L.file = file;
+  L.line = line;
+  L.thunk = thunk;
+  L.closure = closure;
+  const int nworkers = static_cast<int>(std::min<unsigned long long>(workers(), nblocks));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < nworkers; ++i) pool.emplace_back(worker_loop, std::ref(L), i);
+  worker_loop(L, 0);
+  for (std::thread& t : pool) t.join();
+}
+
+}  // namespace gpulab::emu

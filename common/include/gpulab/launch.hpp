@@ -1,0 +1,75 @@
+// gpulab/launch.hpp - gpulab::launch(kernel, grid, block, shared_bytes, args...), the portable
+// replacement for kernel<<<grid, block, shared_bytes>>>(args...). Included by gpulab/gpu.hpp.
+//
+// The kernel's parameters are not deduced from `args` (they are taken as the kernel declares
+// them), so arguments convert exactly as they would with <<<>>>. Kernel templates need their
+// template arguments spelled out: gpulab::launch(reduce<256>, grid, block, 0, in, out, n).
+// A launch whose configuration is invalid throws gpulab::Error naming the launch's file:line;
+// faults inside the kernel surface at the next gpulab::synchronize(), as on a GPU.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include "gpulab/error.hpp"
+
+namespace gpulab {
+namespace detail {
+template <class T>
+struct identity {
+  using type = T;
+};
+template <class T>
+using identity_t = typename identity<T>::type;
+}  // namespace detail
+
+/// Grid dimensions that also remember the file:line of the launch that named them, so launch
+/// errors point at the student's code. Converts implicitly from dim3 and from any integer.
+struct LaunchGrid {
+  dim3 dims;
+  const char* file;
+  int line;
+  LaunchGrid(dim3 d, const char* f = __builtin_FILE(), int l = __builtin_LINE())
+      : dims(d), file(f), line(l) {}
+  template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  LaunchGrid(I x, const char* f = __builtin_FILE(), int l = __builtin_LINE())
+      : dims(static_cast<unsigned>(x)), file(f), line(l) {}
+};
+
+/// Validates a launch configuration against the device's limits; throws gpulab::Error.
+void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes);
+
+#if defined(GPULAB_BACKEND_EMU)
+template <class... P>
+void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t shared_bytes,
+            detail::identity_t<P>... args) {
+  check_launch_config(grid, block, shared_bytes);
+  struct Closure {
+    void (*kernel)(P...);
+    std::tuple<std::decay_t<P>...> args;
+  };
+  const Closure closure{kernel, std::tuple<std::decay_t<P>...>(args...)};
+  // Each emulated thread calls the kernel with its own copy of the by-value parameters.
+  emu::launch_blocks(grid.dims, block, shared_bytes, grid.file, grid.line,
+                     [](const void* c) {
+                       const auto* cl = static_cast<const Closure*>(c);
+                       std::apply(cl->kernel, cl->args);
+                     },
+                     &closure);
+}
+#else
+/// Throws gpulab::Error when the launch just made failed (reads and clears the last error).
+void check_launch(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes);
+
+template <class... P>
+void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t shared_bytes,
+            detail::identity_t<P>... args) {
+  check_launch_config(grid, block, shared_bytes);
+  kernel<<<grid.dims, block, shared_bytes>>>(args...);
+  check_launch(grid, block, shared_bytes);
+}
+#endif
+
+}  // namespace gpulab

@@ -1,0 +1,81 @@
+// Host helpers for the emulator back-end: device memory is registered host memory, kernels run
+// synchronously, and faults found while running a kernel surface at synchronize().
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "gpulab/gpu.hpp"
+#include "gpulab/host.hpp"
+
+namespace gpulab {
+
+const char* backend() { return "emu"; }
+
+DeviceInfo device_info() {
+  DeviceInfo d;
+  d.name = "gpulab CPU emulator";
+  d.multiprocessors = emu::workers();
+  d.warp_size = emu::warp_size();
+  d.l2_bytes = 0;
+  d.shared_per_block = 48 * 1024;
+  d.global_bytes = 0;
+  d.max_threads_per_block = 1024;
+  d.driver = "emulator, " + std::to_string(emu::workers()) + " worker thread(s), " +
+             std::to_string(emu::warp_size()) + " lanes per warp";
+  return d;
+}
+
+void check_status(int status, const char* expr, const char* file, int line) {
+  if (status != 0)
+    throw Error(Error::location(file, line), std::string(expr) + " returned " + std::to_string(status));
+}
+
+namespace {
+void require_device(const void* p, std::size_t bytes, const char* what, const char* file, int line) {
+  if (bytes && !emu::is_device_range(p, bytes))
+    throw Error(Error::location(file, line),
+                std::string(what) + ": " + std::to_string(bytes) +
+                    " bytes at this address are not inside one device allocation",
+                "pass a pointer from gpulab::device_malloc / DeviceBuffer, and a size that fits it");
+}
+}  // namespace
+
+void* device_malloc(std::size_t bytes, const char*, int) { return emu::device_alloc(bytes); }
+void device_free(void* p) noexcept { emu::device_free(p); }
+void copy_to_device(void* dst, const void* src, std::size_t bytes, const char* file, int line) {
+  require_device(dst, bytes, "copy_to_device destination", file, line);
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void copy_to_host(void* dst, const void* src, std::size_t bytes, const char* file, int line) {
+  synchronize(file, line);
+  require_device(src, bytes, "copy_to_host source", file, line);
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void copy_device_to_device(void* dst, const void* src, std::size_t bytes, const char* file, int line) {
+  require_device(src, bytes, "copy_device_to_device source", file, line);
+  require_device(dst, bytes, "copy_device_to_device destination", file, line);
+  if (bytes) std::memmove(dst, src, bytes);
+}
+void fill_bytes(void* p, int value, std::size_t bytes, const char* file, int line) {
+  require_device(p, bytes, "fill_bytes", file, line);
+  if (bytes) std::memset(p, value, bytes);
+}
+
+void synchronize(const char* file, int line) {
+  emu::KernelFault f = emu::take_pending_fault();
+  if (!f.kind.empty())
+    throw Error(Error::location(file, line), "a kernel faulted (" + f.kind + "):\n  " + f.message);
+}
+
+Event::Event() : handle_(new std::chrono::steady_clock::time_point()) {}
+Event::~Event() { delete static_cast<std::chrono::steady_clock::time_point*>(handle_); }
+void Event::record() {
+  *static_cast<std::chrono::steady_clock::time_point*>(handle_) = std::chrono::steady_clock::now();
+}
+float Event::elapsed_ms_since(const Event& start) const {
+  const auto a = *static_cast<const std::chrono::steady_clock::time_point*>(start.handle_);
+  const auto b = *static_cast<const std::chrono::steady_clock::time_point*>(handle_);
+  return std::chrono::duration<float, std::milli>(b - a).count();
+}
+
+}  // namespace gpulab

@@ -1,0 +1,42 @@
+// Launch-configuration checks shared by every back-end: the limits of CUDA and HIP devices,
+// explained in the student's terms before the runtime's terse "invalid configuration".
+#include <sstream>
+
+#include "gpulab/gpu.hpp"
+#include "gpulab/host.hpp"
+
+namespace gpulab {
+namespace {
+std::string dims(dim3 d) {
+  std::ostringstream os;
+  os << "(" << d.x << "," << d.y << "," << d.z << ")";
+  return os.str();
+}
+}  // namespace
+
+void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes) {
+  const std::string at = Error::location(grid.file, grid.line);
+  const unsigned long long threads = 1ull * block.x * block.y * block.z;
+  static const DeviceInfo info = device_info();
+  if (threads == 0 || grid.dims.x == 0 || grid.dims.y == 0 || grid.dims.z == 0)
+    throw Error(at, "launch with an empty grid " + dims(grid.dims) + " or block " + dims(block),
+                "every dimension must be at least 1; for a problem of size n, use "
+                "(n + threads - 1) / threads blocks, which is 0 only when n is 0");
+  if (threads > static_cast<unsigned long long>(info.max_threads_per_block) || block.x > 1024 ||
+      block.y > 1024 || block.z > 64)
+    throw Error(at, "block " + dims(block) + " has " + std::to_string(threads) +
+                        " threads; a block holds at most " +
+                        std::to_string(info.max_threads_per_block) +
+                        " threads (x, y <= 1024, z <= 64)",
+                "use more blocks of fewer threads");
+  if (grid.dims.y > 65535 || grid.dims.z > 65535 || grid.dims.x > 2147483647u)
+    throw Error(at, "grid " + dims(grid.dims) + " exceeds the limits (x < 2^31, y, z <= 65535)",
+                "put the large dimension in x");
+  if (shared_bytes > info.shared_per_block)
+    throw Error(at, "the launch asks for " + std::to_string(shared_bytes) +
+                        " bytes of dynamic shared memory; a block may use " +
+                        std::to_string(info.shared_per_block) + " by default",
+                "use smaller tiles");
+}
+
+}  // namespace gpulab
