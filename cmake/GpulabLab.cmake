@@ -1,1 +1,58 @@
+# gpulab_add_lab(): the targets of one lab.
+#
+#   gpulab_add_lab(LAB 01-coalescing SOURCES row_sum.cu CHECKS checks.cpp RUBRIC rubric.ini)
+#
+# builds the lab's checks once (an object library) and links them with three implementations
+# of the lab's contract:
+#   lab-<LAB>-student     labs/<LAB>/<SOURCES>          the file the student edits
+#   lab-<LAB>-solution    solutions/<LAB>/<SOURCES>     the reference implementation
+#   lab-<LAB>-submission  <build>/submissions/<LAB>/... a copy of any file being graded
+#                         (written by the grader; not built by default)
+# and records the lab in <build>/gpulab-labs.tsv, which the grader reads.
 include_guard(GLOBAL)
+
+set(GPULAB_LAB_MANIFEST "${CMAKE_BINARY_DIR}/gpulab-labs.tsv")
+file(WRITE "${GPULAB_LAB_MANIFEST}" "")
+
+function(gpulab_add_lab)
+  cmake_parse_arguments(L "" "LAB;RUBRIC" "SOURCES;CHECKS;LIBRARIES" ${ARGN})
+  set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${L_LAB}")
+  set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${L_LAB}")
+  set(submission_dir "${CMAKE_BINARY_DIR}/submissions/${L_LAB}")
+  set(checks lab-${L_LAB}-checks)
+
+  add_library(${checks} OBJECT ${L_CHECKS})
+  target_link_libraries(${checks} PUBLIC gpulab_harness ${L_LIBRARIES})
+  target_include_directories(${checks} PUBLIC "${lab_dir}")
+
+  foreach(impl student solution submission)
+    if(impl STREQUAL "student")
+      set(dir "${lab_dir}")
+    elseif(impl STREQUAL "solution")
+      set(dir "${solution_dir}")
+    else()
+      set(dir "${submission_dir}")
+    endif()
+    set(sources "")
+    foreach(s IN LISTS L_SOURCES)
+      if(impl STREQUAL "submission" AND NOT EXISTS "${dir}/${s}")
+        configure_file("${lab_dir}/${s}" "${dir}/${s}" COPYONLY)  # placeholder until graded
+      endif()
+      list(APPEND sources "${dir}/${s}")
+    endforeach()
+    set(target lab-${L_LAB}-${impl})
+    add_executable(${target} ${sources})
+    gpulab_kernel_sources(${target} ${sources})
+    # The implementation sees only the contract header and the portability layer: it links the
+    # checks, but not the vendor libraries the checks may use for reference timings.
+    target_include_directories(${target} PRIVATE "${lab_dir}")
+    target_link_libraries(${target} PRIVATE ${checks} gpulab_host)
+    if(impl STREQUAL "submission")
+      set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
+    endif()
+  endforeach()
+
+  string(JOIN "," source_list ${L_SOURCES})
+  file(APPEND "${GPULAB_LAB_MANIFEST}"
+       "${L_LAB}\t${lab_dir}\t${solution_dir}\t${submission_dir}\t${CMAKE_CURRENT_SOURCE_DIR}/${L_RUBRIC}\t${source_list}\n")
+endfunction()

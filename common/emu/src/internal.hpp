@@ -44,6 +44,38 @@ struct Rendezvous {
 struct Warp {
   lanemask_t live = 0;  ///< lanes that exist and have not exited
   std::vector<Rendezvous> open;
+  std::uint32_t sync_epoch = 0;  ///< completed __syncwarp calls (orders its lanes' accesses)
+};
+
+/// One traced load or store of an emulated thread (metrics.cpp groups them into requests).
+struct Access {
+  std::uintptr_t ra;    ///< return address of the tracing call: identifies the instruction
+  std::uintptr_t addr;
+  std::uint32_t seq;    ///< the thread's access counter: orders a lane's accesses
+  std::uint16_t lane;
+  std::uint8_t size;
+  std::uint8_t flags;   ///< kStore | kShared | kAtomic
+};
+enum : std::uint8_t { kStore = 1, kShared = 2, kAtomic = 4 };
+
+/// What the sanitizer remembers about one 4-byte word of shared memory in the running block.
+struct ShadowWord {
+  std::uint32_t write_epoch;        ///< barrier epoch of the last write (0: never written)
+  std::uint32_t read_epoch;         ///< barrier epoch of the last read
+  std::uint32_t writer_sync_epoch;  ///< the writer's warp __syncwarp count at the write
+  std::uint32_t reader_sync_epoch;
+  std::uint16_t writer;             ///< linear thread id of the last writer
+  std::uint16_t reader;             ///< linear thread id of the last reader
+  std::uint8_t multi_reader;        ///< several threads read it in read_epoch
+};
+
+/// A sanitizer finding as first seen in a block, before symbolisation (metrics.cpp).
+struct FindingRecord {
+  int kind = 0;
+  std::uintptr_t ra = 0;
+  unsigned long long block = 0;
+  std::string detail;  ///< thread and block ids, the address, the other thread
+  long long count = 0;
 };
 
 /// A fiber stack with a PROT_NONE guard page below it.
@@ -63,6 +95,9 @@ struct Launch {
   const void* closure = nullptr;
   std::atomic<unsigned long long> next_block{0};
   std::atomic<unsigned long long> fault_block{~0ull};  ///< lowest faulting block id
+  std::size_t closure_bytes = 0;
+  /// Device allocations [begin, begin + bytes), sorted: a snapshot, stable during the launch.
+  std::vector<std::pair<std::uintptr_t, std::size_t>> allocations;
 };
 
 /// Everything one worker OS thread needs while it runs a block.
@@ -87,6 +122,14 @@ struct Worker {
   ctx::fcontext_t scheduler = nullptr;
   Thread* current = nullptr;
   bool failed = false;
+  // Tracing (metrics.cpp): accesses of each warp in the running block, the shared-memory
+  // ranges and their shadow, and the findings of this worker not yet merged.
+  std::vector<std::vector<Access>> accesses;
+  std::vector<std::uint32_t> thread_seq;
+  std::uintptr_t static_shared_begin = 0, static_shared_end = 0;
+  std::vector<ShadowWord> shadow;  ///< static shared words, then dynamic shared words
+  std::uint32_t bar_epoch = 1;
+  std::vector<FindingRecord> findings;
 };
 
 extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));
@@ -106,6 +149,14 @@ void install_fault_handlers_for_this_thread();
 
 // Memory-access tracing (metrics.cpp): every load/store of an instrumented kernel file.
 void on_access(const void* p, unsigned size, bool store, void* return_address);
+void on_atomic(const void* p, unsigned size, void* return_address);
+/// Called by the scheduler: a worker starts a launch / a block; a block ends.
+void tracing_begin_launch(Worker& w);
+void tracing_begin_block(Worker& w);
+void tracing_end_block(Worker& w);
+/// A snapshot of the device allocations, for a launch.
+std::vector<std::pair<std::uintptr_t, std::size_t>> allocation_snapshot();
+void shared_memory_range(std::uintptr_t& begin, std::uintptr_t& end);
 
 // The executable's static TLS block: where `__shared__` variables live (shared_memory.cpp).
 void poison_shared_memory(Worker& w);

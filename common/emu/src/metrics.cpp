@@ -1,4 +1,295 @@
+// Turning a block's traced accesses into warp-level requests, sectors and wavefronts, summed
+// per source line; the sanitizer's findings merged across workers; file:line from the return
+// addresses (libbacktrace).
+#include "gpulab/emu/metrics.hpp"
+
+#include <backtrace.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <tuple>
+
 #include "internal.hpp"
+
 namespace gpulab::emu::detail {
-void on_access(const void*, unsigned, bool, void*) {}
+const char* finding_kind_name(int kind);
+const char* finding_hint(int kind);
+void set_sanitizer_enabled(bool on);
+}  // namespace gpulab::emu::detail
+
+namespace gpulab::emu {
+namespace {
+using namespace detail;
+
+struct Key {
+  const char* launch_file;
+  int launch_line;
+  std::uintptr_t ra;
+  std::uint8_t flags;
+  bool operator<(const Key& o) const {
+    const int c = std::strcmp(launch_file ? launch_file : "", o.launch_file ? o.launch_file : "");
+    if (c != 0) return c < 0;
+    return std::tie(launch_line, ra, flags) < std::tie(o.launch_line, o.ra, o.flags);
+  }
+};
+struct Totals {
+  long long requests = 0, lanes = 0, bytes = 0, units = 0, ideal = 0;
+};
+
+std::mutex g_mutex;
+std::map<Key, Totals> g_totals;
+std::vector<FindingRecord> g_findings;  ///< merged: per (kind, ra) the lowest block's first
+long long g_findings_total = 0;
+
+/// Units of one request (lanes [i, j) of a sorted group): sectors or wavefronts, and the ideal.
+void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals& t) {
+  static thread_local std::vector<std::uintptr_t> scratch;
+  scratch.clear();
+  long long bytes = 0;
+  const bool shared = v[i].flags & kShared;
+  if (!shared) {
+    for (std::size_t k = i; k < j; ++k) {
+      bytes += v[k].size;
+      for (std::uintptr_t s = v[k].addr >> 5; s <= (v[k].addr + v[k].size - 1) >> 5; ++s) scratch.push_back(s);
+    }
+    std::sort(scratch.begin(), scratch.end());
+    const long long sectors = std::unique(scratch.begin(), scratch.end()) - scratch.begin();
+    t.units += sectors;
+    // Ideal: the distinct bytes requested, packed into sectors.
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;
+    for (std::size_t k = i; k < j; ++k) spans.emplace_back(v[k].addr, v[k].addr + v[k].size);
+    std::sort(spans.begin(), spans.end());
+    long long distinct = 0;
+    std::uintptr_t end = 0;
+    for (const auto& [b, e] : spans) {
+      const std::uintptr_t from = std::max(b, end);
+      if (e > from) distinct += static_cast<long long>(e - from);
+      end = std::max(end, e);
+    }
+    t.ideal += (distinct + 31) / 32;
+  } else {
+    // Wavefronts: the most distinct 4-byte words any one of the 32 banks must deliver.
+    for (std::size_t k = i; k < j; ++k) {
+      bytes += v[k].size;
+      for (unsigned o = 0; o < v[k].size; o += 4) scratch.push_back((v[k].addr + o) >> 2);
+    }
+    std::sort(scratch.begin(), scratch.end());
+    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    int per_bank[32] = {};
+    for (std::uintptr_t word : scratch) ++per_bank[word % 32];
+    t.units += *std::max_element(per_bank, per_bank + 32);
+    t.ideal += std::max<long long>(1, (static_cast<long long>(scratch.size()) + 31) / 32);
+  }
+  t.bytes += bytes;
+  t.lanes += static_cast<long long>(j - i);
+  ++t.requests;
 }
+
+}  // namespace
+}  // namespace gpulab::emu
+
+namespace gpulab::emu::detail {
+
+void tracing_end_block(Worker& w) {
+  std::map<Key, Totals> local;
+  for (std::vector<Access>& v : w.accesses) {
+    if (v.empty()) continue;
+    // The k-th execution of an instruction by each lane of the warp is one request: number each
+    // lane's executions of each instruction, then group equal (instruction, k) across lanes.
+    std::stable_sort(v.begin(), v.end(), [](const Access& a, const Access& b) {
+      return std::tie(a.ra, a.flags, a.lane, a.seq) < std::tie(b.ra, b.flags, b.lane, b.seq);
+    });
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t j = i;
+      std::uint32_t k = 0;
+      while (j < v.size() && v[j].ra == v[i].ra && v[j].flags == v[i].flags && v[j].lane == v[i].lane) v[j++].seq = k++;
+      i = j;
+    }
+    // Requests are formed by 32-lane groups (a 64-lane warp counts as two requests).
+    std::sort(v.begin(), v.end(), [](const Access& a, const Access& b) {
+      return std::make_tuple(a.ra, a.flags, a.seq, a.lane / 32, a.lane) <
+             std::make_tuple(b.ra, b.flags, b.seq, b.lane / 32, b.lane);
+    });
+    for (std::size_t i = 0; i < v.size();) {
+      std::size_t j = i;
+      while (j < v.size() && v[j].ra == v[i].ra && v[j].flags == v[i].flags && v[j].seq == v[i].seq &&
+             v[j].lane / 32 == v[i].lane / 32)
+        ++j;
+      measure(v, i, j, local[Key{w.launch->file, w.launch->line, v[i].ra, v[i].flags}]);
+      i = j;
+    }
+    v.clear();
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (const auto& [k, t] : local) {
+    Totals& g = g_totals[k];
+    g.requests += t.requests;
+    g.lanes += t.lanes;
+    g.bytes += t.bytes;
+    g.units += t.units;
+    g.ideal += t.ideal;
+  }
+  for (FindingRecord& f : w.findings) {
+    g_findings_total += f.count;
+    auto it = std::find_if(g_findings.begin(), g_findings.end(),
+                           [&](const FindingRecord& g) { return g.kind == f.kind && g.ra == f.ra; });
+    if (it == g_findings.end()) {
+      g_findings.push_back(f);
+    } else {
+      const long long total = it->count + f.count;
+      if (f.block < it->block) *it = f;  // keep the lowest block's: independent of workers
+      it->count = total;
+    }
+  }
+  w.findings.clear();
+}
+
+}  // namespace gpulab::emu::detail
+
+namespace gpulab::emu {
+namespace {
+
+/// file:line of an instruction of a kernel file: the innermost inlined frame that is not in the
+/// emulator's or the standard library's headers.
+struct Symbolizer {
+  backtrace_state* state = backtrace_create_state(nullptr, 1, [](void*, const char*, int) {}, nullptr);
+  std::map<std::uintptr_t, std::pair<std::string, int>> cache;
+  std::pair<std::string, int> lookup(std::uintptr_t ra) {
+    auto it = cache.find(ra);
+    if (it != cache.end()) return it->second;
+    std::vector<std::pair<std::string, int>> frames;
+    backtrace_pcinfo(
+        state, ra - 1,
+        [](void* d, std::uintptr_t, const char* file, int line, const char*) {
+          if (file) static_cast<std::vector<std::pair<std::string, int>>*>(d)->emplace_back(file, line);
+          return 0;
+        },
+        [](void*, const char*, int) {}, &frames);
+    std::pair<std::string, int> best{"<unknown>", 0};
+    for (const auto& f : frames) {
+      const bool library = f.first.find("/gpulab/emu/") != std::string::npos ||
+                           f.first.find("/include/c++/") != std::string::npos ||
+                           f.first.find("/gpulab/launch.hpp") != std::string::npos;
+      if (!library) {
+        best = f;
+        break;
+      }
+    }
+    if (best.second == 0 && !frames.empty()) best = frames.front();
+    return cache[ra] = best;
+  }
+};
+Symbolizer& symbolizer() {
+  static Symbolizer s;
+  return s;
+}
+
+}  // namespace
+
+double LineMetrics::efficiency() const {
+  if (!units) return 1.0;
+  if (shared) return static_cast<double>(ideal_units) / static_cast<double>(units);
+  return std::min(1.0, static_cast<double>(bytes_requested) / (32.0 * static_cast<double>(units)));
+}
+
+bool metrics_available() {
+#if defined(GPULAB_EMU_TRACING)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void reset_metrics() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_totals.clear();
+}
+
+std::vector<LineMetrics> metrics_by_line() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::map<std::tuple<std::string, std::string, int, int>, LineMetrics> merged;
+  for (const auto& [k, t] : g_totals) {
+    const auto [file, line] = symbolizer().lookup(k.ra);
+    const std::string launch = std::string(k.launch_file ? k.launch_file : "?") + ":" + std::to_string(k.launch_line);
+    LineMetrics& m = merged[{launch, file, line, k.flags}];
+    m.file = file;
+    m.line = line;
+    m.launch = launch;
+    m.shared = k.flags & kShared;
+    m.store = k.flags & kStore;
+    m.atomic = k.flags & kAtomic;
+    m.requests += t.requests;
+    m.lane_accesses += t.lanes;
+    m.bytes_requested += t.bytes;
+    m.units += t.units;
+    m.ideal_units += t.ideal;
+  }
+  std::vector<LineMetrics> out;
+  for (auto& [k, m] : merged) out.push_back(m);
+  return out;
+}
+
+std::string format_metrics(const std::vector<LineMetrics>& all) {
+  std::ostringstream os;
+  std::string launch;
+  char buf[512];
+  for (const auto& m : all) {
+    if (m.launch != launch) {
+      launch = m.launch;
+      os << "kernel launched at " << launch << "\n";
+      std::snprintf(buf, sizeof buf, "  %-28s %-14s %10s %22s %11s\n", "line", "access", "requests",
+                    "per request (ideal)", "efficiency");
+      os << buf;
+    }
+    const std::string name = m.file.substr(m.file.rfind('/') + 1) + ":" + std::to_string(m.line);
+    const std::string kind = std::string(m.shared ? "shared " : "global ") + (m.atomic ? "atomic" : m.store ? "store" : "load");
+    char per[64];
+    std::snprintf(per, sizeof per, "%.2f %s (%.2f)", m.per_request(), m.shared ? "wavefr." : "sectors",
+                  m.ideal_per_request());
+    std::snprintf(buf, sizeof buf, "  %-28s %-14s %10lld %22s %10.1f%%\n", name.c_str(), kind.c_str(), m.requests, per,
+                  100.0 * m.efficiency());
+    os << buf;
+  }
+  return os.str();
+}
+
+std::vector<Finding> findings() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<FindingRecord> sorted = g_findings;
+  std::sort(sorted.begin(), sorted.end(), [](const FindingRecord& a, const FindingRecord& b) {
+    return std::tie(a.block, a.kind, a.ra) < std::tie(b.block, b.kind, b.ra);
+  });
+  std::vector<Finding> out;
+  for (const auto& f : sorted) {
+    const auto [file, line] = symbolizer().lookup(f.ra);
+    Finding r;
+    r.kind = detail::finding_kind_name(f.kind);
+    r.file = file;
+    r.line = line;
+    r.count = f.count;
+    r.message = file + ":" + std::to_string(line) + ": " + f.detail +
+                (f.count > 1 ? " (seen " + std::to_string(f.count) + " times)" : "") + "\n  hint: " +
+                detail::finding_hint(f.kind);
+    out.push_back(r);
+  }
+  return out;
+}
+
+long long findings_total() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_findings_total;
+}
+
+void reset_findings() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_findings.clear();
+  g_findings_total = 0;
+}
+
+void set_sanitizer(bool on) { detail::set_sanitizer_enabled(on); }
+
+}  // namespace gpulab::emu

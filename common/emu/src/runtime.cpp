@@ -109,7 +109,9 @@ bool is_device_range(const void* p, std::size_t bytes) {
   return a >= it->first && a + bytes <= it->first + it->second;
 }
 
-void note_atomic(const void*, std::size_t, const char*, int) {}
+void note_atomic(const void* p, std::size_t bytes, const char*, int) {
+  detail::on_atomic(p, static_cast<unsigned>(bytes), __builtin_return_address(0));
+}
 
 }  // namespace gpulab::emu
 
@@ -127,6 +129,10 @@ void record_fault(const Launch& launch, unsigned long long block_id, const std::
   unsigned long long cur = fb.load();
   while (block_id < cur && !fb.compare_exchange_weak(cur, block_id)) {
   }
+}
+std::vector<std::pair<std::uintptr_t, std::size_t>> allocation_snapshot() {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  return {allocations().begin(), allocations().end()};
 }
 }  // namespace gpulab::emu::detail
 

@@ -109,6 +109,7 @@ bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
     t.result = out;
     if (&t != w.current) t.state = State::runnable;
   }
+  if (r.op == WarpOp::sync) ++warp.sync_epoch;
   warp.open.erase(warp.open.begin() + static_cast<std::ptrdiff_t>(ri));
   return true;
 }
@@ -199,6 +200,7 @@ void run_block(Worker& w, unsigned long long id) {
   for (Warp& warp : w.warps) {
     warp.live = 0;
     warp.open.clear();
+    warp.sync_epoch = 0;
   }
   for (std::size_t i = 0; i < n; ++i) {
     Thread& t = w.threads[i];
@@ -219,6 +221,7 @@ void run_block(Worker& w, unsigned long long id) {
   w.bar_arrived = 0;
   w.failed = false;
   poison_shared_memory(w);
+  tracing_begin_block(w);
 
   while (w.live > 0) {
     bool ran = false;
@@ -229,7 +232,10 @@ void run_block(Worker& w, unsigned long long id) {
       w.current = &t;
       t.context = ctx::jump_fcontext(t.context, nullptr).fctx;
       w.current = nullptr;
-      if (w.failed) return;  // abandon the block: its fibers are never resumed
+      if (w.failed) {  // abandon the block: its fibers are never resumed
+        tracing_end_block(w);
+        return;
+      }
     }
     if (ran || w.live == 0) continue;
     if (resolve_active_masks(w)) continue;
@@ -241,8 +247,9 @@ void run_block(Worker& w, unsigned long long id) {
     os << "\n  hint: a barrier or warp collective is waiting for threads that went another way"
           " or returned.";
     record_fault(L, id, "deadlock", os.str());
-    return;
+    break;
   }
+  tracing_end_block(w);
 }
 
 void worker_loop(Launch& L, int worker_id) {
@@ -258,6 +265,7 @@ void worker_loop(Launch& L, int worker_id) {
   w.dynamic_shared = dyn.data() + (16 - reinterpret_cast<std::uintptr_t>(dyn.data()) % 16) % 16;
   Worker* saved = this_worker;
   this_worker = &w;
+  tracing_begin_launch(w);
   const unsigned long long nblocks =
       static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z;
   for (;;) {
@@ -328,6 +336,7 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
     case BarrierOp::sync: break;
   }
   if (++w.bar_arrived == w.live) {
+    ++w.bar_epoch;  // accesses before and after this barrier are ordered
     w.bar_result = w.bar_acc;
     w.bar_arrived = 0;
     wake(w, State::at_barrier);
@@ -436,7 +445,7 @@ lanemask_t live_lanes() {
 void* dynamic_shared_base() { return this_worker->dynamic_shared; }
 
 void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
-                   int line, KernelThunk thunk, const void* closure) {
+                   int line, KernelThunk thunk, const void* closure, std::size_t closure_bytes) {
   if (fault_pending()) return;  // like CUDA: a sticky error makes later launches fail
   const unsigned long long nblocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
   if (nblocks == 0 || block.x * block.y * block.z == 0) return;
@@ -448,6 +457,8 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
   L.line = line;
   L.thunk = thunk;
   L.closure = closure;
+  L.closure_bytes = closure_bytes;
+  L.allocations = allocation_snapshot();
   const int nworkers = static_cast<int>(std::min<unsigned long long>(workers(), nblocks));
   std::vector<std::thread> pool;
   for (int i = 1; i < nworkers; ++i) pool.emplace_back(worker_loop, std::ref(L), i);

@@ -57,7 +57,7 @@ void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t share
                        const auto* cl = static_cast<const Closure*>(c);
                        std::apply(cl->kernel, cl->args);
                      },
-                     &closure);
+                     &closure, sizeof closure);
 }
 #else
 /// Throws gpulab::Error when the launch just made failed (reads and clears the last error).

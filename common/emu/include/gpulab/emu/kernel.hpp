@@ -202,28 +202,38 @@ inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 // ---- vector types ------------------------------------------------------------------------
-#define GPULAB_EMU_VEC2(T, N, A)                      \
-  struct alignas(A) N##2 { T x, y; };                 \
-  inline N##2 make_##N##2(T x, T y) { return {x, y}; }
-#define GPULAB_EMU_VEC3(T, N)                         \
-  struct N##3 { T x, y, z; };                         \
-  inline N##3 make_##N##3(T x, T y, T z) { return {x, y, z}; }
-#define GPULAB_EMU_VEC4(T, N, A)                      \
-  struct alignas(A) N##4 { T x, y, z, w; };           \
-  inline N##4 make_##N##4(T x, T y, T z, T w) { return {x, y, z, w}; }
-GPULAB_EMU_VEC2(float, float, 8)
-GPULAB_EMU_VEC3(float, float)
-GPULAB_EMU_VEC4(float, float, 16)
-GPULAB_EMU_VEC2(int, int, 8)
-GPULAB_EMU_VEC3(int, int)
-GPULAB_EMU_VEC4(int, int, 16)
-GPULAB_EMU_VEC2(unsigned, uint, 8)
-GPULAB_EMU_VEC4(unsigned, uint, 16)
-GPULAB_EMU_VEC2(double, double, 16)
-GPULAB_EMU_VEC4(double, double, 32)
-#undef GPULAB_EMU_VEC2
-#undef GPULAB_EMU_VEC3
-#undef GPULAB_EMU_VEC4
+// Under clang the 2- and 4-wide types are vector types, so that a float4 load is one 16-byte
+// access (as on a GPU) and the memory metrics count it as such; members are .x .y .z .w.
+// Do not rely on vector arithmetic (a + b on float4): CUDA does not define it.
+#if defined(__clang__)
+#define GPULAB_EMU_VEC(T, N, W) typedef T N##W __attribute__((ext_vector_type(W)));
+#else
+#define GPULAB_EMU_VEC(T, N, W) \
+  struct alignas(sizeof(T) * W) N##W { T x, y GPULAB_EMU_VEC_ZW##W; };
+#define GPULAB_EMU_VEC_ZW2
+#define GPULAB_EMU_VEC_ZW4 , z, w
+#endif
+GPULAB_EMU_VEC(float, float, 2)
+GPULAB_EMU_VEC(float, float, 4)
+GPULAB_EMU_VEC(int, int, 2)
+GPULAB_EMU_VEC(int, int, 4)
+GPULAB_EMU_VEC(unsigned, uint, 2)
+GPULAB_EMU_VEC(unsigned, uint, 4)
+GPULAB_EMU_VEC(double, double, 2)
+#undef GPULAB_EMU_VEC
+struct float3 { float x, y, z; };
+struct int3 { int x, y, z; };
+struct alignas(32) double4 { double x, y, z, w; };
+inline float2 make_float2(float x, float y) { float2 v; v.x = x; v.y = y; return v; }
+inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+inline float4 make_float4(float x, float y, float z, float w) { float4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+inline int2 make_int2(int x, int y) { int2 v; v.x = x; v.y = y; return v; }
+inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
+inline int4 make_int4(int x, int y, int z, int w) { int4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+inline uint2 make_uint2(unsigned x, unsigned y) { uint2 v; v.x = x; v.y = y; return v; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { uint4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+inline double2 make_double2(double x, double y) { double2 v; v.x = x; v.y = y; return v; }
+inline double4 make_double4(double x, double y, double z, double w) { return {x, y, z, w}; }
 inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
 
 // ---- math and bit functions students reach for -------------------------------------------

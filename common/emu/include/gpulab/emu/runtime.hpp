@@ -33,7 +33,7 @@ using KernelThunk = void (*)(const void* closure);
 /// Runs a whole grid to completion (the emulator is synchronous). A fault inside the kernel
 /// (divergent barrier, deadlock, ...) stops it and becomes the pending error.
 void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
-                   int line, KernelThunk thunk, const void* closure);
+                   int line, KernelThunk thunk, const void* closure, std::size_t closure_bytes);
 
 // ---- errors ------------------------------------------------------------------------------
 /// A fault found while running a kernel.

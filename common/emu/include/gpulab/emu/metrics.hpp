@@ -1,0 +1,67 @@
+// gpulab/emu/metrics.hpp - what the emulator measured about a kernel's memory accesses, and what
+// its sanitizer found. Host-side API (the grader and `./gpulab run` use it).
+//
+// Kernel files of the emu back-end are compiled with clang's load/store tracing, so the emulator
+// sees every access each emulated thread makes. It groups the accesses of the lanes of a warp
+// into requests the way the hardware does (the k-th execution of one instruction by each lane of
+// the warp is one request) and counts, per source line:
+//   * global memory: 32-byte sectors per request, and the efficiency bytes requested / bytes
+//     moved (100% when every byte of every sector is used);
+//   * shared memory: wavefronts per request under 32 banks of 4 bytes (lanes reading the same
+//     word share it: a broadcast, no conflict), and the bank conflicts (wavefronts beyond one).
+// A warp of 64 lanes is counted as two requests of 32 lanes (lanes 0-31 and 32-63): AMD's
+// hardware also serves a 64-lane wavefront in halves, and this way a kernel's numbers and a
+// rubric's thresholds are the same at warp size 32 and 64 (docs/emulator-metrics.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpulab::emu {
+
+/// Accesses of one source line (one kind of access), summed over every launch since reset.
+struct LineMetrics {
+  std::string file;       ///< file name as compiled
+  int line = 0;
+  std::string launch;     ///< file:line of the launch that ran the kernel
+  bool shared = false;    ///< shared memory (else global)
+  bool store = false;     ///< store (else load)
+  bool atomic = false;
+  long long requests = 0;         ///< warp-level requests (32-lane groups)
+  long long lane_accesses = 0;    ///< individual lane accesses
+  long long bytes_requested = 0;  ///< sum of the lanes' access sizes
+  long long units = 0;            ///< sectors (global) or wavefronts (shared)
+  long long ideal_units = 0;      ///< the fewest sectors / wavefronts those bytes could need
+  double per_request() const { return requests ? static_cast<double>(units) / requests : 0; }
+  double ideal_per_request() const { return requests ? static_cast<double>(ideal_units) / requests : 0; }
+  /// Global: bytes requested / bytes moved (capped at 1). Shared: ideal / actual wavefronts.
+  double efficiency() const;
+};
+
+/// True when kernel files were built with access tracing (clang); false e.g. with g++.
+bool metrics_available();
+void reset_metrics();
+/// Per-line metrics, sorted by launch, file and line. Identical from run to run and for any
+/// number of workers.
+std::vector<LineMetrics> metrics_by_line();
+/// The per-line table: `file:line  kind  requests  per-request (ideal)  efficiency`.
+std::string format_metrics(const std::vector<LineMetrics>& m);
+
+/// A bug the sanitizer saw: an out-of-bounds or non-device global access, a shared-memory race,
+/// a read of shared memory no thread of the block wrote.
+struct Finding {
+  std::string kind;     ///< out-of-bounds | not-device-memory | race | uninitialized-shared
+  std::string file;
+  int line = 0;
+  std::string message;  ///< file:line, block and thread ids, what happened, a one-line hint
+  long long count = 0;  ///< times seen (the message describes the first, in block order)
+};
+/// Findings since reset, deduplicated by (kind, line), in a deterministic order.
+std::vector<Finding> findings();
+long long findings_total();
+void reset_findings();
+/// Turns the sanitizer's checks on or off (on by default; metrics are collected either way).
+void set_sanitizer(bool on);
+
+}  // namespace gpulab::emu

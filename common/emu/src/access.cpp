@@ -1,0 +1,250 @@
+// Every traced load and store of a kernel file lands here: classify the address (global, shared,
+// the thread's own stack, static data), run the sanitizer's checks, and record the access for
+// the metrics.
+#include <link.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+
+#include "internal.hpp"
+
+namespace gpulab::emu::detail {
+namespace {
+
+bool g_sanitizer = true;
+
+/// Static data of every loaded module (the executable's and libraries' globals, constants):
+/// kernels may read those (e.g. `__constant__` tables) without being in device memory.
+struct StaticRanges {
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  StaticRanges() {
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+          auto* self = static_cast<StaticRanges*>(data);
+          for (int k = 0; k < info->dlpi_phnum; ++k) {
+            const auto& ph = info->dlpi_phdr[k];
+            if (ph.p_type != PT_LOAD) continue;
+            const std::uintptr_t b = info->dlpi_addr + ph.p_vaddr;
+            self->ranges.emplace_back(b, b + ph.p_memsz);
+          }
+          return 0;
+        },
+        this);
+  }
+  bool contains(std::uintptr_t a) const {
+    for (const auto& [b, e] : ranges)
+      if (a >= b && a < e) return true;
+    return false;
+  }
+};
+const StaticRanges& static_ranges() {
+  static const StaticRanges r;
+  return r;
+}
+
+enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared };
+
+std::string ids(const Worker& w, const Thread& t) { return describe_thread(w, t); }
+
+std::string thread_name(const Worker& w, unsigned linear) {
+  const dim3 b = w.launch->block;
+  std::ostringstream os;
+  os << "thread (" << linear % b.x << "," << linear / b.x % b.y << "," << linear / (b.x * b.y) << ")";
+  return os.str();
+}
+
+void report(Worker& w, int kind, std::uintptr_t ra, const std::string& detail) {
+  for (FindingRecord& f : w.findings)
+    if (f.kind == kind && f.ra == ra) {
+      ++f.count;
+      return;
+    }
+  FindingRecord f;
+  f.kind = kind;
+  f.ra = ra;
+  f.block = w.block_id;
+  f.detail = detail;
+  f.count = 1;
+  w.findings.push_back(std::move(f));
+}
+
+/// Describes where a non-device address lies relative to the nearest allocation.
+std::string near_allocation(const Launch& L, std::uintptr_t a, unsigned size, bool& past_end) {
+  past_end = false;
+  const auto& v = L.allocations;
+  auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(a, ~std::size_t{0}));
+  std::ostringstream os;
+  if (it != v.begin()) {
+    const auto& prev = *std::prev(it);
+    const std::uintptr_t end = prev.first + prev.second;
+    if (a >= end && a - end < (1u << 20)) {
+      past_end = true;
+      os << size << " bytes at " << (a - end) << " bytes past the end of a " << prev.second
+         << "-byte device allocation (element " << (a - prev.first) / size << " of an array of "
+         << prev.second / size << ")";
+      return os.str();
+    }
+  }
+  if (it != v.end() && it->first > a && it->first - a < (1u << 20)) {
+    past_end = true;
+    os << size << " bytes at " << (it->first - a) << " bytes before the start of a " << it->second
+       << "-byte device allocation (a negative index)";
+    return os.str();
+  }
+  os << size << " bytes at address 0x" << std::hex << a << std::dec
+     << ", which is not device memory (a host pointer, or an index far out of range)";
+  return os.str();
+}
+
+bool in_device(const Launch& L, std::uintptr_t a, unsigned size) {
+  const auto& v = L.allocations;
+  auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(a, ~std::size_t{0}));
+  if (it == v.begin()) return false;
+  --it;
+  return a >= it->first && a + size <= it->first + it->second;
+}
+
+void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra,
+                  std::uintptr_t region_begin, std::size_t shadow_offset) {
+  const std::size_t first = (a - region_begin) / 4, last = (a + size - 1 - region_begin) / 4;
+  const std::uint32_t epoch = w.bar_epoch;
+  const std::uint32_t sync = w.warps[static_cast<std::size_t>(t.warp)].sync_epoch;
+  const auto me = static_cast<std::uint16_t>(t.linear);
+  const unsigned ws = static_cast<unsigned>(warpSize);
+  for (std::size_t i = first; i <= last; ++i) {
+    if (shadow_offset + i >= w.shadow.size()) break;
+    ShadowWord& s = w.shadow[shadow_offset + i];
+    // Two accesses of one epoch are ordered only if they are the same thread's, or the same
+    // warp's with a __syncwarp between them.
+    auto ordered = [&](std::uint16_t other, std::uint32_t other_sync) {
+      return other == me || (other / ws == me / ws && sync > other_sync);
+    };
+    if (store) {
+      if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch))
+        report(w, kRaceWriteWrite, ra,
+               ids(w, t) + " writes a shared-memory word that " + thread_name(w, s.writer) +
+                   " also wrote, with no __syncthreads between them (write-write race)");
+      else if (s.read_epoch == epoch && (s.multi_reader || !ordered(s.reader, s.reader_sync_epoch)))
+        report(w, kRaceReadWrite, ra,
+               ids(w, t) + " overwrites a shared-memory word that " +
+                   (s.multi_reader ? std::string("other threads") : thread_name(w, s.reader)) +
+                   " read since the last __syncthreads (read-write race: they may see the new value)");
+      s.write_epoch = epoch;
+      s.writer = me;
+      s.writer_sync_epoch = sync;
+    } else {
+      if (s.write_epoch == 0)
+        report(w, kUninitShared, ra,
+               ids(w, t) + " reads a shared-memory word that no thread of its block has written");
+      else if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch))
+        report(w, kRaceWriteRead, ra,
+               ids(w, t) + " reads a shared-memory word that " + thread_name(w, s.writer) +
+                   " wrote with no __syncthreads between them (read-after-write race)");
+      if (s.read_epoch == epoch && s.reader != me) s.multi_reader = 1;
+      else if (s.read_epoch != epoch) s.multi_reader = 0;
+      s.read_epoch = epoch;
+      s.reader = me;
+      s.reader_sync_epoch = sync;
+    }
+  }
+}
+
+void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+  w.accesses[static_cast<std::size_t>(t.warp)].push_back(
+      Access{ra, a, w.thread_seq[t.linear]++, static_cast<std::uint16_t>(t.lane), static_cast<std::uint8_t>(size), flags});
+}
+
+void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+  Worker* w = this_worker;
+  if (!w || !w->current) return;  // host code of a kernel file
+  Thread& t = *w->current;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const Launch& L = *w->launch;
+  const bool store = flags & kStore;
+  // Shared memory: the executable's static TLS block, or this launch's dynamic shared memory.
+  if (a >= w->static_shared_begin && a < w->static_shared_end) {
+    if (g_sanitizer && !(flags & kAtomic)) check_shared(*w, t, a, size, store, ra, w->static_shared_begin, 0);
+    record(*w, t, a, size, flags | kShared, ra);
+    return;
+  }
+  const auto dyn = reinterpret_cast<std::uintptr_t>(w->dynamic_shared);
+  if (L.dynamic_shared && a >= dyn && a < dyn + L.dynamic_shared) {
+    if (g_sanitizer && !(flags & kAtomic))
+      check_shared(*w, t, a, size, store, ra, dyn, (w->static_shared_end - w->static_shared_begin + 3) / 4);
+    record(*w, t, a, size, flags | kShared, ra);
+    return;
+  }
+  if (in_device(L, a, size)) {
+    record(*w, t, a, size, flags, ra);
+    return;
+  }
+  // Not shared, not device memory: the thread's stack (locals, parameters), the index
+  // built-ins, the launch's arguments, static data - or a bug.
+  const Stack& s = (*w->stacks)[t.linear];
+  const auto lo = reinterpret_cast<std::uintptr_t>(s.base);
+  if (a >= lo && a < lo + s.size) return;
+  const auto bi = reinterpret_cast<std::uintptr_t>(&builtins);
+  if (a >= bi && a < bi + sizeof(Builtins)) return;
+  const auto cl = reinterpret_cast<std::uintptr_t>(L.closure);
+  if (a >= cl && a < cl + L.closure_bytes) return;
+  if (static_ranges().contains(a)) return;
+  if (!g_sanitizer) return;
+  bool past_end = false;
+  const std::string where_ = near_allocation(L, a, size, past_end);
+  report(*w, past_end ? kOutOfBounds : kNotDevice, ra,
+         ids(*w, t) + (store ? " writes " : " reads ") + where_);
+}
+
+}  // namespace
+
+void on_access(const void* p, unsigned size, bool store, void* ra) {
+  trace(p, size, store ? kStore : 0, reinterpret_cast<std::uintptr_t>(ra));
+}
+void on_atomic(const void* p, unsigned size, void* ra) {
+  trace(p, size, kStore | kAtomic, reinterpret_cast<std::uintptr_t>(ra));
+}
+
+void tracing_begin_launch(Worker& w) {
+  shared_memory_range(w.static_shared_begin, w.static_shared_end);
+  w.accesses.assign(w.warps.size(), {});
+  w.thread_seq.assign(w.threads.size(), 0);
+  const std::size_t words = (w.static_shared_end - w.static_shared_begin + 3) / 4 + (w.launch->dynamic_shared + 3) / 4;
+  w.shadow.assign(words, ShadowWord{});
+}
+
+void tracing_begin_block(Worker& w) {
+  std::fill(w.shadow.begin(), w.shadow.end(), ShadowWord{});
+  std::fill(w.thread_seq.begin(), w.thread_seq.end(), 0);
+  w.bar_epoch = 1;
+}
+
+const char* finding_kind_name(int kind) {
+  switch (kind) {
+    case kOutOfBounds: return "out-of-bounds";
+    case kNotDevice: return "not-device-memory";
+    case kRaceWriteWrite:
+    case kRaceReadWrite:
+    case kRaceWriteRead: return "race";
+    case kUninitShared: return "uninitialized-shared";
+    default: return "finding";
+  }
+}
+
+const char* finding_hint(int kind) {
+  switch (kind) {
+    case kOutOfBounds: return "guard the access with the array's bound (if (i < n)); on a GPU it reads garbage or faults";
+    case kNotDevice: return "kernels can only use device memory: pass a pointer from gpulab::DeviceBuffer / device_malloc";
+    case kRaceWriteWrite:
+    case kRaceWriteRead:
+    case kRaceReadWrite: return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";
+    case kUninitShared: return "write every shared element before reading it, and __syncthreads() before other threads read it";
+    default: return "";
+  }
+}
+
+void set_sanitizer_enabled(bool on) { g_sanitizer = on; }
+
+}  // namespace gpulab::emu::detail

@@ -1,0 +1,48 @@
+// gpulab/grade/harness.hpp - what a lab's checks (grader/labs/NN-name/checks.cpp) use.
+//
+// A lab's checks are GoogleTest tests in the suites `correctness`, `performance` and
+// `sanitizer`; each test is one check of the report. The harness runs them in a child process
+// of the grader, with a seed, a warp size and the lab's rubric, and reports each check's
+// verdict, value, threshold and message.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpulab/grade/rubric.hpp"
+
+namespace gpulab::grade {
+
+struct Options {
+  std::uint64_t seed = 0;        ///< base seed of this run (printed; --seed reproduces)
+  int warp_size = 0;             ///< emulator warp size of this run (0 = the device's)
+  bool performance = true;       ///< false: skip the performance checks (second warp size)
+  std::string rubric_path;
+  std::string report_path;
+  std::string impl = "student";  ///< what is graded: student, solution or submission
+};
+const Options& options();
+const Rubric& rubric();
+
+/// Section of the rubric for this back-end: "performance.emu", "performance.cuda", ...
+std::string backend_section(const std::string& kind);
+
+/// A generator seeded from the run's seed and the current check's name: each check draws
+/// fresh inputs every run, and `--seed` reproduces any one of them.
+std::mt19937_64 rng();
+
+/// Attaches the measured value and its threshold to the running check (shown in the report).
+void record(double value, double threshold, const std::string& unit = "");
+/// Attaches a message shown even when the check passes (e.g. "42.1 GB/s = 0.61 of copy").
+void note(const std::string& text);
+/// Extra information for the report (not a check): device name, clocks, metric tables.
+void info(const std::string& key, const std::string& value);
+
+/// Marks the running check as not measured: it fails with `why` and what to do instead.
+void not_measured(const std::string& why);
+
+}  // namespace gpulab::grade

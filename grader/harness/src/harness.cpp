@@ -1,0 +1,170 @@
+// The lab process: runs a lab's GoogleTest checks and reports each one to the grader.
+#include "gpulab/grade/harness.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "gpulab/grade/protocol.hpp"
+#include "gpulab/host.hpp"
+
+namespace gpulab::grade {
+namespace {
+
+Options g_options;
+Rubric g_rubric;
+
+struct CheckState {
+  std::string name;
+  bool has_value = false;
+  double value = 0, threshold = 0;
+  std::string unit;
+  std::vector<std::string> notes;
+  std::string not_measured;
+};
+CheckState g_check;
+
+std::FILE* g_report = nullptr;
+
+void emit(const std::vector<std::string>& fields) {
+  if (!g_report) return;
+  const std::string line = protocol::join(fields);
+  std::fwrite(line.data(), 1, line.size(), g_report);
+  std::fflush(g_report);
+}
+
+std::string check_name(const ::testing::TestInfo& t) {
+  return std::string(t.test_suite_name()) + "." + t.name();
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "nan";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+/// Writes the protocol lines (see gpulab/grade/protocol.hpp) as the checks run.
+class Reporter : public ::testing::EmptyTestEventListener {
+ public:
+  void OnTestProgramStart(const ::testing::UnitTest& unit) override {
+    for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+      const auto* suite = unit.GetTestSuite(i);
+      for (int j = 0; j < suite->total_test_count(); ++j) {
+        const auto* t = suite->GetTestInfo(j);
+        if (t->should_run()) emit({"plan", check_name(*t), t->test_suite_name()});
+      }
+    }
+  }
+  void OnTestStart(const ::testing::TestInfo& t) override {
+    g_check = CheckState{};
+    g_check.name = check_name(t);
+    failures_.clear();
+    emit({"begin", g_check.name});
+  }
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (!r.failed()) return;
+    std::string m = r.message();
+    if (m.rfind("Failed\n", 0) == 0) m.erase(0, 7);  // ADD_FAILURE's prefix says nothing
+    failures_.push_back(m);
+  }
+  void OnTestEnd(const ::testing::TestInfo& t) override {
+    const bool measured = g_check.not_measured.empty();
+    const bool passed = t.result()->Passed() && measured;
+    std::string message;
+    if (!measured) message = "not measured: " + g_check.not_measured;
+    for (const auto& f : failures_) message += (message.empty() ? "" : "\n") + f;
+    for (const auto& n : g_check.notes) message += (message.empty() ? "" : "\n") + n;
+    emit({"check", g_check.name, t.test_suite_name(), passed ? "1" : "0",
+          g_check.has_value ? number(g_check.value) : "", g_check.has_value ? number(g_check.threshold) : "",
+          g_check.unit, message});
+  }
+
+ private:
+  std::vector<std::string> failures_;
+};
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+[[noreturn]] void usage(const char* why) {
+  std::cerr << "lab process: " << why
+            << "\nusage: <lab> --rubric FILE [--report FILE] [--seed N] [--impl NAME]"
+               " [--no-performance] [gtest flags]\n";
+  std::exit(2);
+}
+
+}  // namespace
+
+const Options& options() { return g_options; }
+const Rubric& rubric() { return g_rubric; }
+
+std::string backend_section(const std::string& kind) { return kind + "." + gpulab::backend(); }
+
+std::mt19937_64 rng() { return std::mt19937_64(g_options.seed ^ fnv1a(g_check.name)); }
+
+void record(double value, double threshold, const std::string& unit) {
+  g_check.has_value = true;
+  g_check.value = value;
+  g_check.threshold = threshold;
+  g_check.unit = unit;
+}
+void note(const std::string& text) { g_check.notes.push_back(text); }
+void info(const std::string& key, const std::string& value) { emit({"info", key, value}); }
+void not_measured(const std::string& why) { g_check.not_measured = why; }
+
+}  // namespace gpulab::grade
+
+int main(int argc, char** argv) {
+  using namespace gpulab::grade;
+  ::testing::InitGoogleTest(&argc, argv);
+  g_options.seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
+      return argv[++i];
+    };
+    if (a == "--rubric") g_options.rubric_path = value();
+    else if (a == "--report") g_options.report_path = value();
+    else if (a == "--seed") g_options.seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--impl") g_options.impl = value();
+    else if (a == "--no-performance") g_options.performance = false;
+    else usage(("unknown argument " + a).c_str());
+  }
+  if (g_options.rubric_path.empty()) usage("--rubric is required");
+  try {
+    g_rubric = Rubric::load(g_options.rubric_path);
+  } catch (const std::exception& e) {
+    usage(e.what());
+  }
+  if (!g_options.performance) {
+    std::string filter = ::testing::GTEST_FLAG(filter);
+    ::testing::GTEST_FLAG(filter) = filter + (filter.find('-') == std::string::npos ? "-" : ":") + "performance.*";
+  }
+  if (!g_options.report_path.empty()) {
+    g_report = std::fopen(g_options.report_path.c_str(), "a");
+    if (!g_report) usage(("cannot write " + g_options.report_path).c_str());
+  }
+  ::testing::UnitTest::GetInstance()->listeners().Append(new Reporter);
+  try {
+    const gpulab::DeviceInfo d = gpulab::device_info();
+    info("device", d.name);
+    info("driver", d.driver);
+    info("warp_size", std::to_string(d.warp_size));
+    if (d.clock_khz) info("sm_clock_mhz", std::to_string(d.clock_khz / 1000));
+    if (d.memory_clock_khz) info("memory_clock_mhz", std::to_string(d.memory_clock_khz / 1000));
+  } catch (const std::exception& e) {
+    info("device_error", e.what());
+  }
+  info("seed", std::to_string(g_options.seed));
+  std::printf("seed %llu\n", static_cast<unsigned long long>(g_options.seed));
+  return RUN_ALL_TESTS();
+}

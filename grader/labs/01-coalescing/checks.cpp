@@ -1,0 +1,211 @@
+// Lab 01 checks: row sums must be right for every n (correctness), free of memory bugs
+// (sanitizer, on the emulator) and read the matrix coalesced (performance).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpulab/grade/compare.hpp"
+#include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/timing.hpp"
+#include "gpulab/host.hpp"
+#include "row_sum.hpp"
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+#include "gpulab/emu/metrics.hpp"
+#endif
+
+namespace {
+using namespace gpulab;
+using namespace gpulab::grade;
+
+constexpr int kGuard = 64;  // floats after sums[n-1] that must stay untouched
+
+enum class Values { real, integer };
+
+std::vector<float> random_matrix(int n, Values kind) {
+  auto gen = rng();
+  std::vector<float> m(static_cast<std::size_t>(n) * n);
+  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> integer(-8, 8);
+  for (float& x : m) x = kind == Values::real ? real(gen) : static_cast<float>(integer(gen));
+  return m;
+}
+
+/// Runs the student's row_sum with the outputs poisoned (NaN) and a guard zone after them.
+/// Returns the n sums; fails the check on faults, on a modified input or a write past the end.
+std::vector<float> run_row_sum(const std::vector<float>& m, int n) {
+  DeviceBuffer<float> d_m(m), d_sums(static_cast<std::size_t>(n) + kGuard);
+  d_sums.poison();
+  try {
+    row_sum(d_m.data(), d_sums.data(), n);
+    synchronize();
+  } catch (const Error& e) {
+    ADD_FAILURE() << "row_sum(n = " << n << ") failed: " << e.what();
+    return {};
+  }
+  const std::vector<float> all = d_sums.download();
+  for (int i = n; i < n + kGuard; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &all[static_cast<std::size_t>(i)], 4);
+    if (bits != 0xFFFFFFFFu) {
+      ADD_FAILURE() << "row_sum(n = " << n << ") wrote sums[" << i << "], past the last row (n - 1 = " << n - 1
+                    << ")\n  hint: threads (or blocks) beyond the last row must not store; guard with if (row < n)";
+      break;
+    }
+  }
+  if (d_m.download() != m)
+    ADD_FAILURE() << "row_sum(n = " << n << ") modified the input matrix; it must only read it";
+  return std::vector<float>(all.begin(), all.begin() + n);
+}
+
+/// Checks row_sum on a fresh random n x n matrix. Real inputs: |error| <= gamma_n * sum|row|,
+/// the bound for summing n floats in any order. Integer inputs: every order is exact, so any
+/// difference means elements missed or counted twice. Returns max |error| / tolerance.
+double check_size(int n, Values kind = Values::real) {
+  const std::vector<float> m = random_matrix(n, kind);
+  std::vector<double> ref(static_cast<std::size_t>(n)), tol(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    double s = 0, a = 0;
+    for (int c = 0; c < n; ++c) {
+      const double x = m[static_cast<std::size_t>(r) * n + c];
+      s += x;
+      a += std::fabs(x);
+    }
+    ref[static_cast<std::size_t>(r)] = s;
+    tol[static_cast<std::size_t>(r)] = kind == Values::integer ? 0.0 : gamma_bound(n) * a;
+  }
+  const std::vector<float> got = run_row_sum(m, n);
+  if (got.empty()) return INFINITY;
+  const Comparison c = compare_all(got, ref, tol, [n](std::size_t i) {
+    return "sums[" + std::to_string(i) + "] (n = " + std::to_string(n) + ")";
+  });
+  EXPECT_TRUE(c.ok) << c.bad << " of " << n << " row sums are wrong; first: " << c.first_message
+                    << (kind == Values::integer ? "\n  (integer inputs: the sum is exact in any order, so elements were"
+                                                  " missed or added twice)"
+                                                : "");
+  return c.worst_ratio;
+}
+
+void check_sizes(const std::vector<int>& sizes, Values kind = Values::real) {
+  double worst = 0;
+  for (int n : sizes) worst = std::max(worst, check_size(n, kind));
+  record(worst, 1.0, "error/tolerance");
+}
+
+int random_size(int lo, int hi) {
+  auto gen = rng();
+  return std::uniform_int_distribution<int>(lo, hi)(gen);
+}
+
+}  // namespace
+
+TEST(correctness, tiny_sizes) { check_sizes({1, 2, 3, 4, 5, 7, 8}); }
+
+TEST(correctness, block_size_boundaries) { check_sizes({31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257}); }
+
+TEST(correctness, prime_and_random_sizes) { check_sizes({509, 1031, random_size(100, 1200)}); }
+
+TEST(correctness, exact_on_integer_inputs) { check_sizes({97, 777, random_size(300, 900)}, Values::integer); }
+
+TEST(correctness, fresh_inputs_every_call) {
+  // Two calls, same n, different matrices: a kernel that caches its answer fails the second.
+  const int n = 300;
+  double worst = check_size(n);
+  worst = std::max(worst, check_size(n, Values::integer));
+  record(worst, 1.0, "error/tolerance");
+}
+
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+
+TEST(sanitizer, no_memory_errors_or_races) {
+  emu::reset_findings();
+  for (int n : {1, 33, 257, random_size(100, 400)}) run_row_sum(random_matrix(n, Values::real), n);
+  const auto found = emu::findings();
+  record(static_cast<double>(emu::findings_total()), 0, "findings");
+  int shown = 0;
+  for (const auto& f : found) {
+    if (shown++ == 5) break;
+    ADD_FAILURE() << f.kind << ": " << f.message;
+  }
+  if (found.size() > 5) ADD_FAILURE() << "... and " << found.size() - 5 << " more kinds of finding";
+}
+
+TEST(performance, coalesced_global_loads) {
+  if (!emu::metrics_available()) {
+    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
+    return;
+  }
+  const Rubric& r = rubric();
+  const int n = static_cast<int>(r.number("performance.emu", "size"));
+  const double min_eff = r.number("performance.emu", "min_load_efficiency");
+  emu::set_sanitizer(false);
+  emu::reset_metrics();
+  run_row_sum(random_matrix(n, Values::real), n);
+  emu::set_sanitizer(true);
+  // The hot loop: the global-load line with the most requests.
+  const auto lines = emu::metrics_by_line();
+  const emu::LineMetrics* hot = nullptr;
+  for (const auto& m : lines)
+    if (!m.shared && !m.store && (!hot || m.requests > hot->requests)) hot = &m;
+  info("metrics", emu::format_metrics(lines));
+  ASSERT_NE(hot, nullptr) << "row_sum made no global loads";
+  record(hot->efficiency(), min_eff, "load efficiency");
+  std::ostringstream os;
+  os.precision(3);
+  const std::string where = hot->file.substr(hot->file.rfind('/') + 1) + ":" + std::to_string(hot->line);
+  os << where << ": the hot loop's global loads use " << hot->per_request() << " sectors per request (ideal "
+     << hot->ideal_per_request() << "): " << 100 * hot->efficiency() << "% of the bytes moved are used (n = " << n
+     << ", rows " << 4 * n << " bytes apart)";
+  if (hot->efficiency() < min_eff) {
+    ADD_FAILURE() << os.str()
+                  << "\n  hint: at one instant the 32 threads of a warp should read 32 neighbouring floats; here they"
+                     " read addresses far apart. Let a block share a row (see the TODO in row_sum.cu).";
+  } else {
+    note(os.str());
+  }
+}
+
+#else  // GPU back-ends
+
+TEST(performance, bandwidth_vs_copy) {
+  const Rubric& r = rubric();
+  const std::string section = backend_section("performance");
+  const double min_fraction = r.number(section, "min_fraction_of_copy");
+  double worst = INFINITY;
+  std::ostringstream os;
+  os.precision(3);
+  for (double size : r.numbers(section, "sizes")) {
+    const int n = static_cast<int>(size);
+    const std::size_t elems = static_cast<std::size_t>(n) * n;
+    // Two input sets, alternated between runs, on top of the L2 flush.
+    std::vector<float> host(elems);
+    std::uint64_t s = rng()();
+    for (float& x : host) {
+      s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+      x = static_cast<float>(static_cast<std::int64_t>(s % 2001) - 1000) / 1000.0f;
+    }
+    DeviceBuffer<float> a(host), b(host), sums(static_cast<std::size_t>(n));
+    const Timing t = time_device("row_sum", [&](int i) { row_sum(i % 2 ? b.data() : a.data(), sums.data(), n); });
+    const double bytes = 4.0 * (static_cast<double>(elems) + n);
+    const double bw = bytes / (t.median_ms * 1e-3);
+    const double ceiling = copy_bandwidth(2 * elems * sizeof(float));
+    const double fraction = bw / ceiling;
+    worst = std::min(worst, fraction);
+    os << "n = " << n << ": " << bw / 1e9 << " GB/s = " << fraction << " of the copy kernel's " << ceiling / 1e9
+       << " GB/s (median of " << t.samples << " runs, rse " << 100 * t.rse << "%)\n";
+    info("row_sum_ms_n" + std::to_string(n), std::to_string(t.median_ms));
+    info("copy_gbps_n" + std::to_string(n), std::to_string(ceiling / 1e9));
+  }
+  record(worst, min_fraction, "of copy bandwidth");
+  if (worst < min_fraction)
+    ADD_FAILURE() << os.str() << "below " << min_fraction
+                  << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
+                     " row); see labs/01-coalescing/README.md";
+  else
+    note(os.str());
+}
+
+#endif

@@ -1,0 +1,29 @@
+// Grading one lab: build the implementation, run its checks in a child process, score them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+
+namespace gpulab::grade {
+
+struct GradeOptions {
+  std::string backend;
+  std::string build_dir;
+  std::string impl = "student";  ///< student | solution | submission
+  std::string submission;        ///< file or directory, when impl == submission
+  std::vector<int> warp_sizes;   ///< emu: each run's warp size; GPU: {0}
+  std::string seed;
+  double timeout_override = 0;   ///< seconds; 0 = the rubric's
+  bool verbose = false;
+};
+
+std::vector<LabInfo> read_manifest(const std::string& build_dir);
+/// "01", "1", "01-coalescing" or "coalescing" -> the lab; nullopt when none matches.
+std::optional<LabInfo> find_lab(const std::vector<LabInfo>& labs, const std::string& name);
+
+LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt);
+
+}  // namespace gpulab::grade

@@ -1,0 +1,52 @@
+// The grader's view of a grading run: labs, their checks, points.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpulab::grade {
+
+struct Check {
+  std::string name;
+  std::string kind;  ///< correctness | performance | sanitizer
+  bool passed = false;
+  std::string value;      ///< number as text, empty when none
+  std::string threshold;  ///< number as text, empty when none
+  std::string unit;
+  std::string message;
+  double points = 0;
+  double max_points = 0;
+};
+
+struct LabResult {
+  std::string lab;
+  std::string impl;    ///< student | solution | submission
+  std::string source;  ///< the file(s) graded
+  bool passed = false;
+  double score = 0;
+  double max_score = 0;
+  std::vector<Check> checks;
+  std::map<std::string, std::string> info;
+};
+
+struct Report {
+  std::string backend;
+  std::string device;
+  std::string seed;
+  std::vector<LabResult> labs;
+  bool passed() const {
+    for (const auto& l : labs)
+      if (!l.passed) return false;
+    return !labs.empty();
+  }
+};
+
+/// A lab as the build recorded it (<build>/gpulab-labs.tsv).
+struct LabInfo {
+  std::string id;  ///< e.g. 01-coalescing
+  std::string lab_dir, solution_dir, submission_dir, rubric;
+  std::vector<std::string> sources;
+};
+
+}  // namespace gpulab::grade
