@@ -153,6 +153,14 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
 }
 
 void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+  // A block's accesses are kept until it ends (its lanes run one after another between
+  // barriers); past this many, the rest are dropped from the metrics (a spinning or huge block).
+  constexpr std::size_t kMaxAccessesPerBlock = std::size_t{1} << 23;
+  if (w.recorded >= kMaxAccessesPerBlock) {
+    ++w.dropped;
+    return;
+  }
+  ++w.recorded;
   w.accesses[static_cast<std::size_t>(t.warp)].push_back(
       Access{ra, a, w.thread_seq[t.linear]++, static_cast<std::uint16_t>(t.lane), static_cast<std::uint8_t>(size), flags});
 }
@@ -219,6 +227,7 @@ void tracing_begin_block(Worker& w) {
   std::fill(w.shadow.begin(), w.shadow.end(), ShadowWord{});
   std::fill(w.thread_seq.begin(), w.thread_seq.end(), 0);
   w.bar_epoch = 1;
+  w.recorded = 0;
 }
 
 const char* finding_kind_name(int kind) {

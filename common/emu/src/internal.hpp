@@ -130,6 +130,8 @@ struct Worker {
   std::vector<ShadowWord> shadow;  ///< static shared words, then dynamic shared words
   std::uint32_t bar_epoch = 1;
   std::vector<FindingRecord> findings;
+  std::size_t recorded = 0;    ///< accesses kept for the running block
+  long long dropped = 0;       ///< accesses not kept (over the per-block limit)
 };
 
 extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));

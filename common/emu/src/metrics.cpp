@@ -44,6 +44,7 @@ std::mutex g_mutex;
 std::map<Key, Totals> g_totals;
 std::vector<FindingRecord> g_findings;  ///< merged: per (kind, ra) the lowest block's first
 long long g_findings_total = 0;
+long long g_dropped = 0;
 
 /// Units of one request (lanes [i, j) of a sorted group): sectors or wavefronts, and the ideal.
 void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals& t) {
@@ -133,6 +134,8 @@ void tracing_end_block(Worker& w) {
     g.units += t.units;
     g.ideal += t.ideal;
   }
+  g_dropped += w.dropped;
+  w.dropped = 0;
   for (FindingRecord& f : w.findings) {
     g_findings_total += f.count;
     auto it = std::find_if(g_findings.begin(), g_findings.end(),
@@ -207,6 +210,12 @@ bool metrics_available() {
 void reset_metrics() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_totals.clear();
+  g_dropped = 0;
+}
+
+long long metrics_dropped_accesses() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_dropped;
 }
 
 std::vector<LineMetrics> metrics_by_line() {

@@ -34,10 +34,12 @@ std::vector<float> random_matrix(int n, Values kind) {
   return m;
 }
 
-/// Runs the student's row_sum with the outputs poisoned (NaN) and a guard zone after them.
+/// Runs the student's row_sum with the outputs poisoned (NaN) and, with `guard`, a guard zone
+/// after them (without it, the emulator's sanitizer sees writes past the end of the allocation).
 /// Returns the n sums; fails the check on faults, on a modified input or a write past the end.
-std::vector<float> run_row_sum(const std::vector<float>& m, int n) {
-  DeviceBuffer<float> d_m(m), d_sums(static_cast<std::size_t>(n) + kGuard);
+std::vector<float> run_row_sum(const std::vector<float>& m, int n, bool guard = true) {
+  const int extra = guard ? kGuard : 0;
+  DeviceBuffer<float> d_m(m), d_sums(static_cast<std::size_t>(n) + extra);
   d_sums.poison();
   try {
     row_sum(d_m.data(), d_sums.data(), n);
@@ -47,7 +49,7 @@ std::vector<float> run_row_sum(const std::vector<float>& m, int n) {
     return {};
   }
   const std::vector<float> all = d_sums.download();
-  for (int i = n; i < n + kGuard; ++i) {
+  for (int i = n; i < n + extra; ++i) {
     std::uint32_t bits;
     std::memcpy(&bits, &all[static_cast<std::size_t>(i)], 4);
     if (bits != 0xFFFFFFFFu) {
@@ -82,10 +84,11 @@ double check_size(int n, Values kind = Values::real) {
   const Comparison c = compare_all(got, ref, tol, [n](std::size_t i) {
     return "sums[" + std::to_string(i) + "] (n = " + std::to_string(n) + ")";
   });
-  EXPECT_TRUE(c.ok) << c.bad << " of " << n << " row sums are wrong; first: " << c.first_message
-                    << (kind == Values::integer ? "\n  (integer inputs: the sum is exact in any order, so elements were"
-                                                  " missed or added twice)"
-                                                : "");
+  if (!c.ok)
+    ADD_FAILURE() << c.bad << " of " << n << " row sums are wrong; first: " << c.first_message
+                  << (kind == Values::integer ? "\n  (integer inputs: the sum is exact in any order, so elements were"
+                                                " missed or added twice)"
+                                              : "");
   return c.worst_ratio;
 }
 
@@ -122,7 +125,7 @@ TEST(correctness, fresh_inputs_every_call) {
 
 TEST(sanitizer, no_memory_errors_or_races) {
   emu::reset_findings();
-  for (int n : {1, 33, 257, random_size(100, 400)}) run_row_sum(random_matrix(n, Values::real), n);
+  for (int n : {1, 33, 257, random_size(100, 400)}) run_row_sum(random_matrix(n, Values::real), n, false);
   const auto found = emu::findings();
   record(static_cast<double>(emu::findings_total()), 0, "findings");
   int shown = 0;
@@ -151,7 +154,10 @@ TEST(performance, coalesced_global_loads) {
   for (const auto& m : lines)
     if (!m.shared && !m.store && (!hot || m.requests > hot->requests)) hot = &m;
   info("metrics", emu::format_metrics(lines));
-  ASSERT_NE(hot, nullptr) << "row_sum made no global loads";
+  if (!hot) {
+    ADD_FAILURE() << "row_sum read no global memory at n = " << n << ", so its loads cannot be measured";
+    return;
+  }
   record(hot->efficiency(), min_eff, "load efficiency");
   std::ostringstream os;
   os.precision(3);

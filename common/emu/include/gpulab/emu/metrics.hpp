@@ -45,6 +45,8 @@ void reset_metrics();
 /// Per-line metrics, sorted by launch, file and line. Identical from run to run and for any
 /// number of workers.
 std::vector<LineMetrics> metrics_by_line();
+/// Accesses left out of the metrics: a block keeps at most 2^23 of them (about 200 MB).
+long long metrics_dropped_accesses();
 /// The per-line table: `file:line  kind  requests  per-request (ideal)  efficiency`.
 std::string format_metrics(const std::vector<LineMetrics>& m);
 

@@ -1,0 +1,17 @@
+// Stores through a null pointer: the lab process dies; the grader reports it and carries on.
+// expect: lab fail
+// expect: correctness fail "signal"
+#include "gpulab/gpu.hpp"
+#include "row_sum.hpp"
+
+__global__ void rows(const float* m, float* sums, int n, float* volatile* where) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  float* volatile target = *where;  // null, read through volatile so it cannot be folded away
+  if (r < n) target[r] = m[r];
+  if (r < n) sums[r] = 0;
+}
+
+void row_sum(const float* m, float* sums, int n) {
+  static float* volatile null_pointer = nullptr;
+  gpulab::launch(rows, (n + 127) / 128, 128, 0, m, sums, n, const_cast<float* volatile*>(&null_pointer));
+}

@@ -1,0 +1,150 @@
+// Every submission under submissions/<lab>/ is graded by the real grader, and must get the
+// verdict its `// expect:` lines state:
+//   // expect: correctness fail "substring of a failing check's message"
+//   // expect: performance pass
+//   // expect[emu]: sanitizer fail "race"        (only on that back-end)
+//   // expect: lab pass
+//   // options: --timeout 10                      (extra grader options for this file)
+// `fail` means at least one check of that kind failed (and, with a substring, that one failing
+// check of that kind says it); `pass` means every check of that kind passed.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Expectation {
+  std::string kind;  // correctness | performance | sanitizer | lab
+  bool pass = false;
+  std::string substring;
+};
+
+struct Case {
+  std::string lab;
+  fs::path file;  // a submission, or "solution" / "student" for the repository's own
+  std::vector<Expectation> expect;
+  std::string options;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.file.filename().string(); }
+
+std::string parse_options(std::istream& in) {
+  const std::regex re(R"re(//\s*options:\s*(.*))re");
+  std::string line, out;
+  std::smatch m;
+  while (std::getline(in, line))
+    if (std::regex_search(line, m, re)) out += " " + m[1].str();
+  return out;
+}
+
+std::vector<Expectation> parse_expectations(std::istream& in) {
+  std::vector<Expectation> out;
+  const std::regex line_re(R"re(//\s*expect(\[(\w+)\])?:\s*(\w+)\s+(pass|fail)(\s+"([^"]*)")?)re");
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (!std::regex_search(line, m, line_re)) continue;
+    if (m[2].matched && m[2].str() != GPULAB_BACKEND_NAME) continue;
+    out.push_back({m[3].str(), m[4].str() == "pass", m[6].matched ? m[6].str() : ""});
+  }
+  return out;
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (const auto& lab : fs::directory_iterator(GPULAB_SUBMISSIONS_DIR)) {
+    if (!lab.is_directory()) continue;
+    std::vector<fs::path> files;
+    for (const auto& f : fs::directory_iterator(lab.path()))
+      if (f.path().extension() == ".cu" || f.path().extension() == ".expect") files.push_back(f.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      std::ifstream in(f), again(f);
+      cases.push_back({lab.path().filename().string(), f, parse_expectations(in), parse_options(again)});
+    }
+  }
+  return cases;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+struct CheckLine {
+  std::string kind;
+  bool passed;
+  std::string text;
+};
+
+class Verdict : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
+  const Case& c = GetParam();
+  ASSERT_FALSE(c.expect.empty()) << c.file << " has no // expect: lines";
+  const std::string json = (fs::temp_directory_path() / ("gpulab-verdict-" + std::to_string(::getpid()) + ".json")).string();
+  std::remove(json.c_str());
+  // A `.expect` file grades the repository's own implementation named by its stem.
+  const std::string stem = c.file.stem().string();
+  std::string what = c.file.extension() == ".expect" ? "--impl " + stem : "--submission '" + c.file.string() + "'";
+  const std::string cmd = std::string(GPULAB_GRADER) + " grade " + c.lab + " " + what + " --timeout 60" + c.options + " --json " + json +
+                          " > " + json + ".log 2>&1";
+  const int rc = std::system(cmd.c_str());
+  const std::string report = read(json);
+  ASSERT_FALSE(report.empty()) << "no JSON report was written (exit " << rc << "):\n" << read(json + ".log");
+  std::vector<CheckLine> checks;
+  bool lab_passed = false;
+  std::istringstream in(report);
+  std::string line;
+  const std::regex check_re(R"re("kind": "(\w+)", "passed": (true|false))re");
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (line.find("{\"lab\":") != std::string::npos) lab_passed = line.find("\"passed\": true") != std::string::npos;
+    if (line.find("{\"name\":") != std::string::npos && std::regex_search(line, m, check_re))
+      checks.push_back({m[1].str(), m[2].str() == "true", line});
+  }
+  ASSERT_FALSE(checks.empty()) << report;
+  for (const auto& e : c.expect) {
+    if (e.kind == "lab") {
+      EXPECT_EQ(lab_passed, e.pass) << "lab verdict\n" << report;
+      continue;
+    }
+    bool any = false, all_pass = true, said = e.substring.empty();
+    for (const auto& ch : checks) {
+      if (ch.kind != e.kind) continue;
+      any = true;
+      all_pass = all_pass && ch.passed;
+      if (!ch.passed && ch.text.find(e.substring) != std::string::npos) said = true;
+    }
+    EXPECT_TRUE(any) << "no " << e.kind << " check in the report\n" << report;
+    if (e.pass) {
+      EXPECT_TRUE(all_pass) << e.kind << " should pass\n" << report;
+    } else {
+      EXPECT_FALSE(all_pass) << e.kind << " should fail\n" << report;
+      EXPECT_TRUE(said) << "no failing " << e.kind << " check says \"" << e.substring << "\"\n" << report;
+    }
+  }
+  EXPECT_EQ(rc == 0, lab_passed) << "the exit status must be 0 exactly when everything passed";
+  std::remove(json.c_str());
+  std::remove((json + ".log").c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Submissions, Verdict, ::testing::ValuesIn(all_cases()), [](const auto& info) {
+  std::string name = info.param.lab + "_" + info.param.file.stem().string();
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+});
+
+}  // namespace
