@@ -1,6 +1,7 @@
 // Stores through a null pointer: the lab process dies; the grader reports it and carries on.
 // expect: lab fail
-// expect: correctness fail "signal"
+// expect[emu]: correctness fail "signal"
+// expect[cuda]: correctness fail "illegal"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

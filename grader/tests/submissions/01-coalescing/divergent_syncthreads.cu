@@ -1,5 +1,5 @@
 // __syncthreads inside a branch only some threads take: undefined on a GPU, a fault on the emulator.
-// expect: lab fail
+// expect[emu]: lab fail
 // expect[emu]: correctness fail "divergent"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"

@@ -1,5 +1,5 @@
 // Assumes 32 lanes: a 0xffffffff mask, offsets from 16 and `% 32`. Right on NVIDIA, wrong at 64.
-// expect: lab fail
+// expect[emu]: lab fail
 // expect[emu]: correctness fail "warp 64"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"

@@ -1,5 +1,5 @@
 // A shared-memory tree reduction without the __syncthreads between its steps.
-// expect: lab fail
+// expect[emu]: lab fail
 // expect[emu]: sanitizer fail "race"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
