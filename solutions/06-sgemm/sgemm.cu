@@ -2,24 +2,30 @@
 // labs/06-sgemm/sgemm.hpp).
 //
 // The kernel is sgemm_tiled_kernel.cuh (warp-tiled, double-buffered, transposed A tile,
-// float4 loads; an edge variant for other sizes). The tile shape and the tile order below were
-// chosen by timing every configuration of bench/sgemm_tune.cu at 4096^3 on an NVIDIA H200;
-// the table of that run is in docs/results/sgemm-h200.md.
+// float4 loads; an edge variant for other sizes), with the tile shapes of sgemm_configs.hpp:
+// a large one for problems that fill the GPU, a small one for those that do not.
 #include "gpulab/gpu.hpp"
+#include "gpulab/host.hpp"
 #include "sgemm.hpp"
-#include "sgemm_tiled_kernel.cuh"
+#include "sgemm_configs.hpp"
 
 namespace {
 
-// The fastest configuration measured on the H200 (docs/results/sgemm-h200.md):
-// a block of 128 x 128 with 256 threads, K tiles of 8, warp tiles of 32 x 64, 8 x 8 per thread.
-using ReferenceConfig = sgemm_ref::TileConfig<128, 128, 8, 32, 64, 8, 8, 2>;
-// Blocks walk down this many tile rows before moving right (L2 reuse of the B panels).
-constexpr int kRasterRows = 8;
+int multiprocessors() {
+  static const int count = gpulab::device_info().multiprocessors;
+  return count;
+}
 
 }  // namespace
 
 void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
            float* C) {
-  sgemm_ref::launch_tiled<ReferenceConfig>(M, N, K, alpha, A, B, beta, C, kRasterRows);
+  using sgemm_ref::LargeConfig;
+  const long long large_tiles = 1ll * ((M + LargeConfig::BM - 1) / LargeConfig::BM) *
+                                ((N + LargeConfig::BN - 1) / LargeConfig::BN);
+  if (large_tiles >= multiprocessors())
+    sgemm_ref::launch_tiled<LargeConfig>(M, N, K, alpha, A, B, beta, C, sgemm_ref::kRasterRows);
+  else
+    sgemm_ref::launch_tiled<sgemm_ref::SmallConfig>(M, N, K, alpha, A, B, beta, C,
+                                                    sgemm_ref::kRasterRows);
 }

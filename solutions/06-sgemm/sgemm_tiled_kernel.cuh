@@ -41,16 +41,19 @@ struct TileConfig {
   // 4 floats of padding per row of the transposed A tile: the lanes of a warp that store
   // k and k + 4 land 16 banks apart (see steps/07_transposed_a.cu); rows stay 16-byte aligned.
   static constexpr int kLdA = BM + 4;
-  static constexpr int kLoadsA = BM * BK / 4 / kThreads;  // float4s of A per thread per tile
-  static constexpr int kLoadsB = BK * BN / 4 / kThreads;  // float4s of B per thread per tile
+  static constexpr int kFloat4sA = BM * BK / 4, kFloat4sB = BK * BN / 4;  // per tile
+  static constexpr int kLoadsA = (kFloat4sA + kThreads - 1) / kThreads;  // per thread
+  static constexpr int kLoadsB = (kFloat4sB + kThreads - 1) / kThreads;
   static constexpr std::size_t kSharedBytes = 2u * BK * (kLdA + BN) * sizeof(float);
 
   static_assert(BM % WM == 0 && BN % WN == 0, "warp tiles must tile the block tile");
   static_assert(TM % 4 == 0 && TN % 4 == 0, "thread tiles are made of 4 x 4 pieces");
   static_assert((WM / TM) * (WN / TN) == kGroup, "a warp tile holds 32 threads");
   static_assert(BK % 4 == 0, "A is loaded 4 consecutive k at a time");
-  static_assert((BM * BK / 4) % kThreads == 0 && (BK * BN / 4) % kThreads == 0,
-                "every thread loads the same number of float4s");
+  // When a tile has fewer float4s than the block has threads (512 threads, BK = 8), some
+  // threads skip the last load slot.
+  static constexpr bool kEvenA = kFloat4sA % kThreads == 0;
+  static constexpr bool kEvenB = kFloat4sB % kThreads == 0;
   static_assert(kSharedBytes <= 48 * 1024, "static shared memory is limited to 48 KB");
 };
 
@@ -121,6 +124,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   auto load_tile = [&](int k0) {
 #pragma unroll
     for (int s = 0; s < Cfg::kLoadsA; ++s) {
+      if (!Cfg::kEvenA && t + s * kThreads >= Cfg::kFloat4sA) continue;
       const float* p = a_src[s] + k0;
       if (!kEdge) {
         a_stage[s] = *reinterpret_cast<const float4*>(p);
@@ -135,6 +139,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
 #pragma unroll
     for (int s = 0; s < Cfg::kLoadsB; ++s) {
+      if (!Cfg::kEvenB && t + s * kThreads >= Cfg::kFloat4sB) continue;
       const float* p = b_src[s] + static_cast<std::size_t>(k0) * N;
       if (!kEdge) {
         b_stage[s] = *reinterpret_cast<const float4*>(p);
@@ -152,14 +157,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   auto store_tile = [&](int buf) {
 #pragma unroll
     for (int s = 0; s < Cfg::kLoadsA; ++s) {
+      if (!Cfg::kEvenA && t + s * kThreads >= Cfg::kFloat4sA) continue;
       As[buf][a_k[s] + 0][a_row[s]] = a_stage[s].x;
       As[buf][a_k[s] + 1][a_row[s]] = a_stage[s].y;
       As[buf][a_k[s] + 2][a_row[s]] = a_stage[s].z;
       As[buf][a_k[s] + 3][a_row[s]] = a_stage[s].w;
     }
 #pragma unroll
-    for (int s = 0; s < Cfg::kLoadsB; ++s)
+    for (int s = 0; s < Cfg::kLoadsB; ++s) {
+      if (!Cfg::kEvenB && t + s * kThreads >= Cfg::kFloat4sB) continue;
       *reinterpret_cast<float4*>(&Bs[buf][b_row[s]][b_col[s]]) = b_stage[s];
+    }
   };
 
   float acc[TM][TN];
