@@ -1,0 +1,53 @@
+// Linked into programs run with `./gpulab run FILE.cu`: when the program ends, prints the
+// emulator's per-line memory metrics and the sanitizer's findings, and reports a kernel fault
+// the program never synchronized on. Exit status 3 when there were findings or a fault.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "gpulab/emu/metrics.hpp"
+#include "gpulab/emu/runtime.hpp"
+
+namespace {
+
+void report_at_exit() {
+  std::fflush(stdout);
+  using namespace gpulab::emu;
+  std::printf("\n== gpulab emulator report (warp size %d, %d worker%s) ==\n", warp_size(), workers(),
+              workers() == 1 ? "" : "s");
+  const auto lines = metrics_by_line();
+  if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
+  else if (lines.empty()) std::printf("memory metrics: no global or shared accesses traced\n");
+  else std::printf("%s", format_metrics(lines).c_str());
+  if (const long long dropped = metrics_dropped_accesses())
+    std::printf("(%lld accesses beyond the per-block limit are not in these numbers)\n", dropped);
+  bool bad = false;
+  const auto found = findings();
+  if (found.empty()) {
+    std::printf("sanitizer: no findings\n");
+  } else {
+    bad = true;
+    std::printf("sanitizer: %lld finding(s)\n", findings_total());
+    std::size_t shown = 0;
+    for (const auto& f : found) {
+      if (shown++ == 10) {
+        std::printf("  ... and %zu more kinds of finding\n", found.size() - 10);
+        break;
+      }
+      std::printf("  [%s] %s\n", f.kind.c_str(), f.message.c_str());
+    }
+  }
+  const KernelFault fault = take_pending_fault();
+  if (!fault.kind.empty()) {
+    bad = true;
+    std::printf("kernel fault (%s), never reported by a gpulab::synchronize():\n  %s\n", fault.kind.c_str(),
+                fault.message.c_str());
+  }
+  std::fflush(stdout);
+  if (bad) _exit(3);
+}
+
+const bool registered = (std::atexit(report_at_exit), true);
+
+}  // namespace
