@@ -119,6 +119,9 @@ void record(double value, double threshold, const std::string& unit) {
 void note(const std::string& text) { g_check.notes.push_back(text); }
 void info(const std::string& key, const std::string& value) { emit({"info", key, value}); }
 void not_measured(const std::string& why) { g_check.not_measured = why; }
+void suggest_threshold(const std::string& key, double measured, double factor) {
+  info("suggest." + backend_section("performance") + "." + key, number(measured * factor) + "\t" + number(measured));
+}
 
 }  // namespace gpulab::grade
 

@@ -159,6 +159,7 @@ TEST(performance, coalesced_global_loads) {
     return;
   }
   record(hot->efficiency(), min_eff, "load efficiency");
+  suggest_threshold("min_load_efficiency", hot->efficiency(), 0.8);
   std::ostringstream os;
   os.precision(3);
   const std::string where = hot->file.substr(hot->file.rfind('/') + 1) + ":" + std::to_string(hot->line);
@@ -206,6 +207,7 @@ TEST(performance, bandwidth_vs_copy) {
     info("copy_gbps_n" + std::to_string(n), std::to_string(ceiling / 1e9));
   }
   record(worst, min_fraction, "of copy bandwidth");
+  suggest_threshold("min_fraction_of_copy", worst, 0.85);
   if (worst < min_fraction)
     ADD_FAILURE() << os.str() << "below " << min_fraction
                   << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"

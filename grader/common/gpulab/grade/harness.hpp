@@ -42,6 +42,11 @@ void note(const std::string& text);
 /// Extra information for the report (not a check): device name, clocks, metric tables.
 void info(const std::string& key, const std::string& value);
 
+/// For `./gpulab calibrate`: the rubric value `key` of this back-end's performance section that
+/// this measurement suggests when the reference solution is graded: `measured * factor`
+/// (e.g. 0.85: students must reach 85% of what the reference reaches on this GPU).
+void suggest_threshold(const std::string& key, double measured, double factor);
+
 /// Marks the running check as not measured: it fails with `why` and what to do instead.
 void not_measured(const std::string& why);
 
