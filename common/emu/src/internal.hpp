@@ -87,6 +87,7 @@ struct Stack {
 };
 
 struct Launch {
+  unsigned long long id = 0;  ///< launches since the program started, from 1
   dim3 grid, block;
   std::size_t dynamic_shared = 0;
   const char* file = nullptr;

@@ -26,15 +26,12 @@ namespace {
 using namespace detail;
 
 struct Key {
+  unsigned long long launch_id;
   const char* launch_file;
   int launch_line;
   std::uintptr_t ra;
   std::uint8_t flags;
-  bool operator<(const Key& o) const {
-    const int c = std::strcmp(launch_file ? launch_file : "", o.launch_file ? o.launch_file : "");
-    if (c != 0) return c < 0;
-    return std::tie(launch_line, ra, flags) < std::tie(o.launch_line, o.ra, o.flags);
-  }
+  bool operator<(const Key& o) const { return std::tie(launch_id, ra, flags) < std::tie(o.launch_id, o.ra, o.flags); }
 };
 struct Totals {
   long long requests = 0, lanes = 0, bytes = 0, units = 0, ideal = 0;
@@ -120,7 +117,7 @@ void tracing_end_block(Worker& w) {
       while (j < v.size() && v[j].ra == v[i].ra && v[j].flags == v[i].flags && v[j].seq == v[i].seq &&
              v[j].lane / 32 == v[i].lane / 32)
         ++j;
-      measure(v, i, j, local[Key{w.launch->file, w.launch->line, v[i].ra, v[i].flags}]);
+      measure(v, i, j, local[Key{w.launch->id, w.launch->file, w.launch->line, v[i].ra, v[i].flags}]);
       i = j;
     }
     v.clear();
@@ -220,11 +217,12 @@ long long metrics_dropped_accesses() {
 
 std::vector<LineMetrics> metrics_by_line() {
   std::lock_guard<std::mutex> lock(g_mutex);
-  std::map<std::tuple<std::string, std::string, int, int>, LineMetrics> merged;
+  std::map<std::tuple<unsigned long long, std::string, int, int>, LineMetrics> merged;
   for (const auto& [k, t] : g_totals) {
     const auto [file, line] = symbolizer().lookup(k.ra);
     const std::string launch = std::string(k.launch_file ? k.launch_file : "?") + ":" + std::to_string(k.launch_line);
-    LineMetrics& m = merged[{launch, file, line, k.flags}];
+    LineMetrics& m = merged[{k.launch_id, file, line, k.flags}];
+    m.launch_id = static_cast<long long>(k.launch_id);
     m.file = file;
     m.line = line;
     m.launch = launch;
@@ -244,12 +242,12 @@ std::vector<LineMetrics> metrics_by_line() {
 
 std::string format_metrics(const std::vector<LineMetrics>& all) {
   std::ostringstream os;
-  std::string launch;
+  long long launch = -1;
   char buf[512];
   for (const auto& m : all) {
-    if (m.launch != launch) {
-      launch = m.launch;
-      os << "kernel launched at " << launch << "\n";
+    if (m.launch_id != launch) {
+      launch = m.launch_id;
+      os << "launch " << launch << ": kernel launched at " << m.launch << "\n";
       std::snprintf(buf, sizeof buf, "  %-28s %-14s %10s %22s %11s\n", "line", "access", "requests",
                     "per request (ideal)", "efficiency");
       os << buf;

@@ -17,6 +17,16 @@ void report_at_exit() {
   std::printf("\n== gpulab emulator report (warp size %d, %d worker%s) ==\n", warp_size(), workers(),
               workers() == 1 ? "" : "s");
   const auto lines = metrics_by_line();
+  if (const char* tsv = std::getenv("GPULAB_METRICS_TSV"); tsv && *tsv) {
+    if (std::FILE* f = std::fopen(tsv, "w")) {
+      std::fprintf(f, "launch_id\tlaunch\tfile\tline\tspace\taccess\trequests\tunits\tideal_units\tbytes\n");
+      for (const auto& m : lines)
+        std::fprintf(f, "%lld\t%s\t%s\t%d\t%s\t%s\t%lld\t%lld\t%lld\t%lld\n", m.launch_id, m.launch.c_str(), m.file.c_str(), m.line,
+                     m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load", m.requests,
+                     m.units, m.ideal_units, m.bytes_requested);
+      std::fclose(f);
+    }
+  }
   if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
   else if (lines.empty()) std::printf("memory metrics: no global or shared accesses traced\n");
   else std::printf("%s", format_metrics(lines).c_str());

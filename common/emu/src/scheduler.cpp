@@ -449,7 +449,9 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
   if (fault_pending()) return;  // like CUDA: a sticky error makes later launches fail
   const unsigned long long nblocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
   if (nblocks == 0 || block.x * block.y * block.z == 0) return;
+  static std::atomic<unsigned long long> launches{0};
   Launch L;
+  L.id = ++launches;
   L.grid = grid;
   L.block = block;
   L.dynamic_shared = dynamic_shared_bytes;

@@ -20,10 +20,11 @@
 
 namespace gpulab::emu {
 
-/// Accesses of one source line (one kind of access), summed over every launch since reset.
+/// Accesses of one source line (one kind of access) in one kernel launch.
 struct LineMetrics {
   std::string file;       ///< file name as compiled
   int line = 0;
+  long long launch_id = 0;  ///< which launch (counted from 1 since the program started)
   std::string launch;     ///< file:line of the launch that ran the kernel
   bool shared = false;    ///< shared memory (else global)
   bool store = false;     ///< store (else load)
@@ -42,7 +43,7 @@ struct LineMetrics {
 /// True when kernel files were built with access tracing (clang); false e.g. with g++.
 bool metrics_available();
 void reset_metrics();
-/// Per-line metrics, sorted by launch, file and line. Identical from run to run and for any
+/// Per-launch, per-line metrics, sorted by launch, file and line. Identical from run to run and for any
 /// number of workers.
 std::vector<LineMetrics> metrics_by_line();
 /// Accesses left out of the metrics: a block keeps at most 2^23 of them (about 200 MB).
