@@ -35,6 +35,15 @@ struct Key {
 };
 struct Totals {
   long long requests = 0, lanes = 0, bytes = 0, units = 0, ideal = 0;
+  std::map<long long, long long> strides;  ///< address step between neighbouring lanes -> requests
+  void add(const Totals& t) {
+    requests += t.requests;
+    lanes += t.lanes;
+    bytes += t.bytes;
+    units += t.units;
+    ideal += t.ideal;
+    for (const auto& [k, v] : t.strides) strides[k] += v;
+  }
 };
 
 std::mutex g_mutex;
@@ -85,6 +94,11 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
   t.bytes += bytes;
   t.lanes += static_cast<long long>(j - i);
   ++t.requests;
+  for (std::size_t k = i; k + 1 < j; ++k)
+    if (v[k + 1].lane == v[k].lane + 1) {
+      ++t.strides[static_cast<long long>(v[k + 1].addr) - static_cast<long long>(v[k].addr)];
+      break;
+    }
 }
 
 }  // namespace
@@ -123,14 +137,7 @@ void tracing_end_block(Worker& w) {
     v.clear();
   }
   std::lock_guard<std::mutex> lock(g_mutex);
-  for (const auto& [k, t] : local) {
-    Totals& g = g_totals[k];
-    g.requests += t.requests;
-    g.lanes += t.lanes;
-    g.bytes += t.bytes;
-    g.units += t.units;
-    g.ideal += t.ideal;
-  }
+  for (const auto& [k, t] : local) g_totals[k].add(t);
   g_dropped += w.dropped;
   w.dropped = 0;
   for (FindingRecord& f : w.findings) {
@@ -234,6 +241,12 @@ std::vector<LineMetrics> metrics_by_line() {
     m.bytes_requested += t.bytes;
     m.units += t.units;
     m.ideal_units += t.ideal;
+    long long most = 0;
+    for (const auto& [stride, count] : t.strides)
+      if (count > most) {
+        most = count;
+        m.lane_stride_bytes = stride;
+      }
   }
   std::vector<LineMetrics> out;
   for (auto& [k, m] : merged) out.push_back(m);

@@ -1,4 +1,6 @@
 // Emulator configuration, the pending-fault record and device memory.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -45,10 +47,18 @@ unsigned long long pending_block = ~0ull;
 const detail::Launch* pending_launch = nullptr;
 
 std::mutex memory_mutex;
-std::map<std::uintptr_t, std::size_t>& allocations() {
-  static std::map<std::uintptr_t, std::size_t> m;
+struct Allocation {
+  std::size_t bytes;  ///< as asked for
+  void* mapping;      ///< the whole mapping, guard regions included
+  std::size_t mapped;
+};
+std::map<std::uintptr_t, Allocation>& allocations() {
+  static std::map<std::uintptr_t, Allocation> m;
   return m;
 }
+// Inaccessible regions around every device allocation: a store far out of bounds faults (and is
+// reported with the thread's ids) instead of silently corrupting the emulator's own memory.
+constexpr std::size_t kPage = 4096, kGuardBefore = 64 * 1024, kGuardAfter = 1024 * 1024;
 
 }  // namespace
 
@@ -83,21 +93,31 @@ bool fault_pending() {
 }
 
 void* device_alloc(std::size_t bytes) {
-  const std::size_t rounded = std::max<std::size_t>(256, (bytes + 255) / 256 * 256);
-  void* p = std::aligned_alloc(256, rounded);
-  if (!p) throw std::bad_alloc();
-  std::memset(p, 0xFF, rounded);
+  const std::size_t body = std::max<std::size_t>(kPage, (bytes + kPage - 1) / kPage * kPage);
+  const std::size_t mapped = kGuardBefore + body + kGuardAfter;
+  void* base = mmap(nullptr, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) throw std::bad_alloc();
+  char* p = static_cast<char*>(base) + kGuardBefore;
+  if (mprotect(p, body, PROT_READ | PROT_WRITE) != 0) {
+    munmap(base, mapped);
+    throw std::bad_alloc();
+  }
+  std::memset(p, 0xFF, body);
   std::lock_guard<std::mutex> lock(memory_mutex);
-  allocations()[reinterpret_cast<std::uintptr_t>(p)] = bytes;
+  allocations()[reinterpret_cast<std::uintptr_t>(p)] = Allocation{bytes, base, mapped};
   return p;
 }
 void device_free(void* p) {
   if (!p) return;
+  Allocation a{};
   {
     std::lock_guard<std::mutex> lock(memory_mutex);
-    allocations().erase(reinterpret_cast<std::uintptr_t>(p));
+    auto it = allocations().find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == allocations().end()) return;
+    a = it->second;
+    allocations().erase(it);
   }
-  std::free(p);
+  munmap(a.mapping, a.mapped);
 }
 bool is_device_range(const void* p, std::size_t bytes) {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -106,7 +126,7 @@ bool is_device_range(const void* p, std::size_t bytes) {
   auto it = m.upper_bound(a);
   if (it == m.begin()) return false;
   --it;
-  return a >= it->first && a + bytes <= it->first + it->second;
+  return a >= it->first && a + bytes <= it->first + it->second.bytes;
 }
 
 void note_atomic(const void* p, std::size_t bytes, const char*, int) {
@@ -132,7 +152,9 @@ void record_fault(const Launch& launch, unsigned long long block_id, const std::
 }
 std::vector<std::pair<std::uintptr_t, std::size_t>> allocation_snapshot() {
   std::lock_guard<std::mutex> lock(memory_mutex);
-  return {allocations().begin(), allocations().end()};
+  std::vector<std::pair<std::uintptr_t, std::size_t>> out;
+  for (const auto& [p, a] : allocations()) out.emplace_back(p, a.bytes);
+  return out;
 }
 }  // namespace gpulab::emu::detail
 

@@ -164,8 +164,8 @@ TEST(performance, coalesced_global_loads) {
   os.precision(3);
   const std::string where = hot->file.substr(hot->file.rfind('/') + 1) + ":" + std::to_string(hot->line);
   os << where << ": the hot loop's global loads use " << hot->per_request() << " sectors per request (ideal "
-     << hot->ideal_per_request() << "): " << 100 * hot->efficiency() << "% of the bytes moved are used (n = " << n
-     << ", rows " << 4 * n << " bytes apart)";
+     << hot->ideal_per_request() << "): " << 100 * hot->efficiency() << "% of the bytes moved are used; neighbouring"
+     << " threads read addresses " << hot->lane_stride_bytes << " bytes apart (n = " << n << ")";
   if (hot->efficiency() < min_eff) {
     ADD_FAILURE() << os.str()
                   << "\n  hint: at one instant the 32 threads of a warp should read 32 neighbouring floats; here they"

@@ -34,6 +34,11 @@ struct LineMetrics {
   long long bytes_requested = 0;  ///< sum of the lanes' access sizes
   long long units = 0;            ///< sectors (global) or wavefronts (shared)
   long long ideal_units = 0;      ///< the fewest sectors / wavefronts those bytes could need
+  /// The most frequent address step from a lane to the next (bytes): 4 for floats read
+  /// contiguously, 4*n when each thread walks its own row of n floats.
+  long long lane_stride_bytes = 0;
+  /// Shared memory: wavefronts beyond the fewest possible (0 for conflict-free access).
+  long long bank_conflicts() const { return shared ? units - ideal_units : 0; }
   double per_request() const { return requests ? static_cast<double>(units) / requests : 0; }
   double ideal_per_request() const { return requests ? static_cast<double>(ideal_units) / requests : 0; }
   /// Global: bytes requested / bytes moved (capped at 1). Shared: ideal / actual wavefronts.

@@ -47,9 +47,11 @@ KernelFault take_pending_fault();
 bool fault_pending();
 
 // ---- device memory -----------------------------------------------------------------------
-/// Device allocations are host memory registered with the emulator (so that later analyses can
-/// tell global memory from the stack), 256-byte aligned, filled with 0xFF bytes (NaN floats,
-/// -1 integers) so that reading memory nobody wrote is visible.
+/// Device allocations are host memory registered with the emulator (so that the sanitizer can
+/// tell global memory from anything else), page-aligned, filled with 0xFF bytes (NaN floats,
+/// -1 integers) so that reading memory nobody wrote is visible, and surrounded by inaccessible
+/// guard regions (64 KiB before, 1 MiB after), so that an access far out of bounds faults
+/// instead of corrupting the host's memory.
 void* device_alloc(std::size_t bytes);
 void device_free(void* p);
 /// True when [p, p+bytes) lies inside one live device allocation.

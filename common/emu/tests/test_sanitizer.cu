@@ -1,0 +1,206 @@
+// The sanitizer and the memory metrics: each bug kind is reported at the right file:line, and
+// the reports are the same whatever the number of workers and from run to run.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "emu_test_util.hpp"
+#include "gpulab/emu/metrics.hpp"
+
+using gpulab::DeviceBuffer;
+using gpulab::launch;
+namespace emu = gpulab::emu;
+
+__global__ void reduce_missing_barrier(const float* in, float* out) {
+  __shared__ float buf[128];
+  buf[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+    // missing __syncthreads()
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = buf[0];
+}
+
+__global__ void reduce_correct(const float* in, float* out) {
+  __shared__ float buf[128];
+  buf[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+    if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = buf[0];
+}
+
+__global__ void store_one_past_the_end(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i <= n) out[i] = 1.0f;  // i == n is one past the end
+}
+
+__global__ void read_unwritten_tile(float* out, int write) {
+  __shared__ float tile[64];
+  if (write) tile[threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = tile[(threadIdx.x + 1) % 64];
+}
+
+__global__ void warp_synchronous_with_syncwarp(float* out) {
+  __shared__ float buf[64];
+  buf[threadIdx.x] = static_cast<float>(threadIdx.x);
+  __syncwarp();
+  out[threadIdx.x] = buf[threadIdx.x ^ 1];  // neighbour in the same warp: ordered by __syncwarp
+}
+
+__global__ void read_host_memory(const float* host, float* out) {
+  out[threadIdx.x] = host[threadIdx.x];
+}
+
+__global__ void strided(const float* in, float* out, int stride) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = in[i * stride];
+}
+
+__global__ void bank_conflicts(float* out, int pad) {
+  __shared__ float tile[32 * 33];
+  const int t = static_cast<int>(threadIdx.x);
+  tile[t * (32 + pad) % (32 * 33)] = 1.0f;
+  __syncthreads();
+  out[t] = tile[t * (32 + pad) % (32 * 33)];
+}
+
+class Sanitizer : public EmuTest {
+ protected:
+  void SetUp() override {
+    EmuTest::SetUp();
+    emu::reset_findings();
+    emu::reset_metrics();
+  }
+  /// The findings of `kind` (and the line they name).
+  static std::vector<emu::Finding> of_kind(const std::string& kind) {
+    std::vector<emu::Finding> out;
+    for (const auto& f : emu::findings())
+      if (f.kind == kind) out.push_back(f);
+    return out;
+  }
+};
+INSTANTIATE_TEST_SUITE_P(WarpSizes, Sanitizer, ::testing::Values(32, 64),
+                         [](const auto& info) { return "warp" + std::to_string(info.param); });
+
+TEST_P(Sanitizer, MissingSyncthreadsInAReductionIsARaceAtItsLine) {
+  DeviceBuffer<float> in(std::vector<float>(256, 1.0f)), out(2);
+  launch(reduce_missing_barrier, 2, 128, 0, in.data(), out.data());
+  gpulab::synchronize();
+  const auto races = of_kind("race");
+  ASSERT_FALSE(races.empty());
+  EXPECT_EQ(races[0].line, line_of("reduce_missing_barrier", 1, "buf[threadIdx.x] +=")) << races[0].message;
+  EXPECT_NE(races[0].message.find("block (0,0,0)"), std::string::npos) << races[0].message;
+}
+
+TEST_P(Sanitizer, CorrectReductionHasNoFindings) {
+  DeviceBuffer<float> in(std::vector<float>(256, 1.0f)), out(2);
+  launch(reduce_correct, 2, 128, 0, in.data(), out.data());
+  EXPECT_EQ(out.download(), std::vector<float>(2, 128.0f));
+  EXPECT_TRUE(emu::findings().empty()) << emu::findings()[0].message;
+}
+
+TEST_P(Sanitizer, OutOfBoundsStoreNamesLineAndDistance) {
+  DeviceBuffer<float> out(100);
+  launch(store_one_past_the_end, 1, 128, 0, out.data(), 100);
+  gpulab::synchronize();
+  const auto oob = of_kind("out-of-bounds");
+  ASSERT_EQ(oob.size(), 1u);
+  EXPECT_EQ(oob[0].line, line_of("store_one_past_the_end", 1, "out[i] = 1.0f"));
+  EXPECT_NE(oob[0].message.find("thread (100,0,0)"), std::string::npos) << oob[0].message;
+  EXPECT_NE(oob[0].message.find("0 bytes past the end of a 400-byte device allocation"), std::string::npos) << oob[0].message;
+}
+
+TEST_P(Sanitizer, ReadOfUnwrittenSharedMemoryIsReported) {
+  DeviceBuffer<float> out(64);
+  launch(read_unwritten_tile, 1, 64, 0, out.data(), 0);
+  gpulab::synchronize();
+  const auto u = of_kind("uninitialized-shared");
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].line, line_of("read_unwritten_tile", 1, "out[threadIdx.x] = tile"));
+  emu::reset_findings();
+  launch(read_unwritten_tile, 1, 64, 0, out.data(), 1);
+  gpulab::synchronize();
+  EXPECT_TRUE(emu::findings().empty());
+}
+
+TEST_P(Sanitizer, SyncwarpOrdersAccessesWithinAWarp) {
+  DeviceBuffer<float> out(64);
+  launch(warp_synchronous_with_syncwarp, 1, 64, 0, out.data());
+  const auto h = out.download();
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(h[t], static_cast<float>(t ^ 1));
+  EXPECT_TRUE(emu::findings().empty()) << emu::findings()[0].message;
+}
+
+TEST_P(Sanitizer, HostPointerPassedToAKernelIsReported) {
+  std::vector<float> host(32, 1.0f);
+  DeviceBuffer<float> out(32);
+  launch(read_host_memory, 1, 32, 0, host.data(), out.data());
+  gpulab::synchronize();
+  // Host heap memory may lie next to a device allocation (both come from the heap): then it is
+  // reported as out of bounds of that allocation. Either way it is reported, at the right line.
+  auto f = of_kind("not-device-memory");
+  const auto oob = of_kind("out-of-bounds");
+  f.insert(f.end(), oob.begin(), oob.end());
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].line, line_of("read_host_memory", 1, "host[threadIdx.x]"));
+}
+
+TEST_P(Sanitizer, SectorsPerRequestFollowTheStride) {
+  DeviceBuffer<float> in(std::vector<float>(64 * 256, 1.0f)), out(256);
+  for (int stride : {1, 2, 4, 8, 32}) {
+    emu::reset_metrics();
+    launch(strided, 2, 128, 0, in.data(), out.data(), stride);
+    gpulab::synchronize();
+    const auto m = emu::metrics_by_line();
+    const emu::LineMetrics* load = nullptr;
+    for (const auto& l : m)
+      if (!l.shared && !l.store) load = &l;
+    ASSERT_NE(load, nullptr);
+    EXPECT_DOUBLE_EQ(load->per_request(), std::min(32, 4 * stride)) << "stride " << stride;
+    EXPECT_EQ(load->requests, 256 / 32) << "a 64-lane warp counts as two 32-lane requests";
+    EXPECT_EQ(load->lane_stride_bytes, 4 * stride);
+  }
+}
+
+TEST_P(Sanitizer, SharedWavefrontsCountBankConflicts) {
+  DeviceBuffer<float> out(32);
+  for (int pad : {0, 1}) {
+    emu::reset_metrics();
+    launch(bank_conflicts, 1, 32, 0, out.data(), pad);
+    gpulab::synchronize();
+    for (const auto& l : emu::metrics_by_line())
+      if (l.shared && !l.store) {
+        EXPECT_DOUBLE_EQ(l.per_request(), pad ? 1.0 : 32.0);
+        EXPECT_EQ(l.bank_conflicts(), pad ? 0 : 31);
+      }
+  }
+}
+
+TEST_P(Sanitizer, ReportsAreIdenticalForAnyWorkerCountAndRun) {
+  std::vector<std::string> reports;
+  for (int workers : {1, 8, 1, 8}) {
+    WorkerCount scoped(workers);
+    emu::reset_metrics();
+    emu::reset_findings();
+    DeviceBuffer<float> in(std::vector<float>(128 * 37, 1.0f)), out(128 * 37);
+    launch(reduce_missing_barrier, 37, 128, 0, in.data(), out.data());
+    launch(strided, 37, 128, 0, in.data(), out.data(), 1);
+    gpulab::synchronize();
+    std::string r = emu::format_metrics(emu::metrics_by_line());
+    // Launch numbers grow from run to run; compare the tables without them.
+    for (auto p = r.find("launch "); p != std::string::npos; p = r.find("launch ", p + 1))
+      r.erase(p, r.find(':', p) - p);
+    for (const auto& f : emu::findings()) r += f.kind + " " + f.message + "\n";
+    reports.push_back(r);
+  }
+  EXPECT_EQ(reports[0], reports[1]);
+  EXPECT_EQ(reports[0], reports[2]);
+  EXPECT_EQ(reports[0], reports[3]);
+  EXPECT_NE(reports[0].find("race"), std::string::npos) << reports[0];
+}
