@@ -148,3 +148,56 @@ INSTANTIATE_TEST_SUITE_P(Submissions, Verdict, ::testing::ValuesIn(all_cases()),
 });
 
 }  // namespace
+
+namespace {
+
+std::string grade_to_json(const std::string& args, int* rc = nullptr) {
+  const std::string json = (fs::temp_directory_path() / ("gpulab-e2e-" + std::to_string(::getpid()) + ".json")).string();
+  std::remove(json.c_str());
+  const std::string cmd = std::string(GPULAB_GRADER) + " grade " + args + " --json " + json + " > " + json + ".log 2>&1";
+  const int status = std::system(cmd.c_str());
+  if (rc) *rc = status;
+  const std::string report = read(json);
+  std::remove(json.c_str());
+  std::remove((json + ".log").c_str());
+  return report;
+}
+
+/// The check lines of a JSON report (one per line), without the fields that legitimately vary.
+std::vector<std::string> check_lines(const std::string& report) {
+  std::vector<std::string> out;
+  std::istringstream in(report);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("{\"name\":") != std::string::npos) out.push_back(line);
+  return out;
+}
+
+}  // namespace
+
+TEST(Grader, GradesADirectoryLaidOutLikeTheRepository) {
+  const fs::path dir = fs::temp_directory_path() / ("gpulab-handin-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "labs" / "01-coalescing");
+  fs::copy_file(fs::path(GPULAB_SUBMISSIONS_DIR) / "01-coalescing" / "good_warp_shuffle.cu",
+                dir / "labs" / "01-coalescing" / "row_sum.cu", fs::copy_options::overwrite_existing);
+  int rc = -1;
+  const std::string report = grade_to_json("01 --submission " + dir.string() + " --warp-size 32", &rc);
+  EXPECT_EQ(rc, 0) << report;
+  EXPECT_NE(report.find("\"passed\": true"), std::string::npos) << report;
+  EXPECT_NE(report.find((dir / "labs" / "01-coalescing" / "row_sum.cu").string()), std::string::npos) << report;
+
+  fs::remove(dir / "labs" / "01-coalescing" / "row_sum.cu");
+  const std::string missing = grade_to_json("01 --submission " + dir.string(), &rc);
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(missing.find("has no row_sum.cu for lab 01-coalescing"), std::string::npos) << missing;
+  fs::remove_all(dir);
+}
+
+TEST(Grader, TheSameSeedGivesTheSameReport) {
+  if (std::string(GPULAB_BACKEND_NAME) != "emu") GTEST_SKIP() << "GPU timings vary from run to run";
+  const std::string stub = (fs::path(GPULAB_SUBMISSIONS_DIR) / "01-coalescing" / "race_missing_syncthreads.cu").string();
+  const auto first = check_lines(grade_to_json("01 --seed 4242 --submission " + stub));
+  const auto second = check_lines(grade_to_json("01 --seed 4242 --submission " + stub));
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first, second);
+}

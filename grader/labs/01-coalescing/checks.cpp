@@ -177,43 +177,90 @@ TEST(performance, coalesced_global_loads) {
 
 #else  // GPU back-ends
 
+/// The timed runs' outputs are checked too: each input set once more, into a poisoned buffer.
+void check_timed_output(const DeviceBuffer<float>& m, const std::vector<float>& host, float sign, int n,
+                        DeviceBuffer<float>& sums) {
+  sums.poison();
+  row_sum(m.data(), sums.data(), n);
+  synchronize();
+  const std::vector<float> got = sums.download();
+  std::vector<double> ref(static_cast<std::size_t>(n)), tol(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    double s = 0, a = 0;
+    for (int c = 0; c < n; ++c) {
+      const double x = sign * host[static_cast<std::size_t>(r) * n + c];
+      s += x;
+      a += std::fabs(x);
+    }
+    ref[static_cast<std::size_t>(r)] = s;
+    tol[static_cast<std::size_t>(r)] = gamma_bound(n) * a;
+  }
+  const Comparison c = compare_all(got, ref, tol, [n](std::size_t i) {
+    return "sums[" + std::to_string(i) + "] (timed run, n = " + std::to_string(n) + ")";
+  });
+  if (!c.ok) ADD_FAILURE() << "the timed runs give wrong sums: " << c.first_message;
+}
+
+struct BandwidthResult {
+  double fraction = 0;  ///< achieved bandwidth / copy bandwidth
+  double noise = 0;     ///< relative standard error of that ratio
+  std::string text;
+};
+
+BandwidthResult measure_bandwidth(int n, const DeviceBuffer<float>& a, const DeviceBuffer<float>& b,
+                                  DeviceBuffer<float>& sums) {
+  const std::size_t elems = static_cast<std::size_t>(n) * n;
+  const Timing t = time_device("row_sum", [&](int i) { row_sum(i % 2 ? b.data() : a.data(), sums.data(), n); });
+  const double bytes = 4.0 * (static_cast<double>(elems) + n);
+  const double bw = bytes / (t.median_ms * 1e-3);
+  const double ceiling = copy_bandwidth(2 * elems * sizeof(float));
+  std::ostringstream os;
+  os.precision(3);
+  os << "n = " << n << ": " << bw / 1e9 << " GB/s = " << bw / ceiling << " of the copy kernel's " << ceiling / 1e9
+     << " GB/s (median of " << t.samples << " runs, rse " << 100 * t.rse << "%)";
+  info("row_sum_ms_n" + std::to_string(n), std::to_string(t.median_ms));
+  info("copy_gbps_n" + std::to_string(n), std::to_string(ceiling / 1e9));
+  return {bw / ceiling, t.rse + 0.01, os.str()};
+}
+
 TEST(performance, bandwidth_vs_copy) {
   const Rubric& r = rubric();
   const std::string section = backend_section("performance");
   const double min_fraction = r.number(section, "min_fraction_of_copy");
   double worst = INFINITY;
-  std::ostringstream os;
-  os.precision(3);
+  std::string report;
   for (double size : r.numbers(section, "sizes")) {
     const int n = static_cast<int>(size);
     const std::size_t elems = static_cast<std::size_t>(n) * n;
-    // Two input sets, alternated between runs, on top of the L2 flush.
-    std::vector<float> host(elems);
+    // Two different input sets (the second negated), alternated between timed runs, on top of
+    // the L2 flush; both are checked afterwards.
+    std::vector<float> host(elems), negated(elems);
     std::uint64_t s = rng()();
-    for (float& x : host) {
+    for (std::size_t i = 0; i < elems; ++i) {
       s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-      x = static_cast<float>(static_cast<std::int64_t>(s % 2001) - 1000) / 1000.0f;
+      host[i] = static_cast<float>(static_cast<std::int64_t>(s % 2001) - 1000) / 1000.0f;
+      negated[i] = -host[i];
     }
-    DeviceBuffer<float> a(host), b(host), sums(static_cast<std::size_t>(n));
-    const Timing t = time_device("row_sum", [&](int i) { row_sum(i % 2 ? b.data() : a.data(), sums.data(), n); });
-    const double bytes = 4.0 * (static_cast<double>(elems) + n);
-    const double bw = bytes / (t.median_ms * 1e-3);
-    const double ceiling = copy_bandwidth(2 * elems * sizeof(float));
-    const double fraction = bw / ceiling;
-    worst = std::min(worst, fraction);
-    os << "n = " << n << ": " << bw / 1e9 << " GB/s = " << fraction << " of the copy kernel's " << ceiling / 1e9
-       << " GB/s (median of " << t.samples << " runs, rse " << 100 * t.rse << "%)\n";
-    info("row_sum_ms_n" + std::to_string(n), std::to_string(t.median_ms));
-    info("copy_gbps_n" + std::to_string(n), std::to_string(ceiling / 1e9));
+    DeviceBuffer<float> a(host), b(negated), sums(static_cast<std::size_t>(n));
+    BandwidthResult m = measure_bandwidth(n, a, b, sums);
+    // Within noise of the threshold: measure again before failing.
+    if (m.fraction < min_fraction && min_fraction - m.fraction < 3 * m.noise * min_fraction) {
+      m = measure_bandwidth(n, a, b, sums);
+      m.text += " (measured twice: the first was within noise of the threshold)";
+    }
+    check_timed_output(a, host, 1.0f, n, sums);
+    check_timed_output(b, host, -1.0f, n, sums);
+    worst = std::min(worst, m.fraction);
+    report += m.text + "\n";
   }
   record(worst, min_fraction, "of copy bandwidth");
   suggest_threshold("min_fraction_of_copy", worst, 0.85);
   if (worst < min_fraction)
-    ADD_FAILURE() << os.str() << "below " << min_fraction
+    ADD_FAILURE() << report << "below " << min_fraction
                   << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
                      " row); see labs/01-coalescing/README.md";
   else
-    note(os.str());
+    note(report);
 }
 
 #endif
