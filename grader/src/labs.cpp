@@ -114,6 +114,37 @@ void collect(const std::string& report_path, const std::string& suffix, const Pr
     out.checks.push_back(failed_check("lab_process" + suffix, "correctness", why));
 }
 
+/// The first symbol of the rubric's [build] forbidden_symbols that an object file of the
+/// implementation references, as a message; empty when there is none.
+std::string forbidden_references(const std::string& build_dir, const LabInfo& lab, const std::string& target,
+                                 const Rubric& rubric) {
+  std::vector<std::string> forbidden;
+  std::stringstream list(rubric.text_or("build", "forbidden_symbols", ""));
+  for (std::string item; std::getline(list, item, ',');) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) forbidden.push_back(item);
+  }
+  if (forbidden.empty()) return {};
+  const fs::path dir = fs::path(build_dir) / "grader" / "labs" / lab.id / "CMakeFiles" / (target + ".dir");
+  if (!fs::exists(dir)) return {};
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".o") continue;
+    const ProcessResult nm = run_process({"nm", "--undefined-only", "--demangle", entry.path().string()}, {}, 60);
+    if (!nm.ok()) continue;
+    std::istringstream in(nm.output);
+    for (std::string line; std::getline(in, line);)
+      for (const auto& f : forbidden)
+        if (line.find(f) != std::string::npos) {
+          std::string symbol = line.substr(line.find_last_of(' ') + 1);
+          return "the implementation references " + symbol + ", which this lab does not allow (" + f +
+                 ")\n  hint: the vendor library is what your code is measured against, not part of it;"
+                 " write the kernel yourself";
+        }
+  }
+  return {};
+}
+
 void score(const Rubric& rubric, LabResult& r) {
   std::map<std::string, int> count;
   for (const auto& c : r.checks) ++count[c.kind];
@@ -198,6 +229,14 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     r.checks.push_back(failed_check("build", "correctness",
                                     "the code does not compile (" + build.describe() + "):\n" +
                                         compiler_errors(build.output)));
+    score(rubric, r);
+    return r;
+  }
+
+  // The rubric may forbid symbols (the vendor library a lab is measured against, dlopen): the
+  // implementation's own object files must not reference them.
+  if (const std::string offence = forbidden_references(opt.build_dir, lab, target, rubric); !offence.empty()) {
+    r.checks.push_back(failed_check("build", "correctness", offence));
     score(rubric, r);
     return r;
   }
