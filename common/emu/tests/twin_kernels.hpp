@@ -1,0 +1,82 @@
+// Kernels compiled twice: once with the emulator's access tracing (a kernel file) and once without
+// (a plain C++ file), to show that tracing does not change what a kernel computes, and to measure
+// what it costs. Internal linkage: each translation unit keeps its own copy.
+#pragma once
+
+#include "gpulab/gpu.hpp"
+#include "gpulab/host.hpp"
+
+namespace {
+
+constexpr int kTwinTile = 32;
+
+__global__ void twin_transpose(const float* in, float* out, int n) {
+  __shared__ float tile[kTwinTile][kTwinTile + 1];
+  int x = blockIdx.x * kTwinTile + threadIdx.x, y = blockIdx.y * kTwinTile + threadIdx.y;
+  tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+  __syncthreads();
+  x = blockIdx.y * kTwinTile + threadIdx.x;
+  y = blockIdx.x * kTwinTile + threadIdx.y;
+  out[y * n + x] = tile[threadIdx.x][threadIdx.y];
+}
+
+__global__ void twin_reduce(const float* in, float* out, int n) {
+  __shared__ float partial[64];
+  float s = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += in[i] * 1.0001f;
+  for (int o = warpSize / 2; o > 0; o /= 2) s += __shfl_xor_sync(gpulab::full_mask(), s, o);
+  if (gpulab::lane_id() == 0) partial[gpulab::warp_id()] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0;
+    for (int w = 0; w < static_cast<int>(blockDim.x) / warpSize; ++w) t += partial[w];
+    out[blockIdx.x] = t;
+  }
+}
+
+__global__ void twin_barriers(float* out, int rounds) {
+  __shared__ float v[1024];
+  v[threadIdx.x] = static_cast<float>(threadIdx.x);
+  for (int r = 0; r < rounds; ++r) {
+    __syncthreads();
+    const float mine = v[(threadIdx.x + 1) % blockDim.x];
+    __syncthreads();
+    v[threadIdx.x] = mine;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v[threadIdx.x];
+}
+
+__global__ void twin_shuffles(float* out, int rounds) {
+  float v = static_cast<float>(threadIdx.x);
+  for (int r = 0; r < rounds; ++r) v = __shfl_down_sync(gpulab::full_mask(), v, 1) + 1.0f;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+}  // namespace
+
+/// Runs the twin kernels of one translation unit (traced or plain).
+struct TwinKernels {
+  void (*transpose)(const float* in, float* out, int n);
+  void (*reduce)(const float* in, float* out, int n, int blocks);
+  void (*barriers)(float* out, int blocks, int threads, int rounds);
+  void (*shuffles)(float* out, int blocks, int threads, int rounds);
+};
+TwinKernels traced_kernels();
+TwinKernels plain_kernels();
+
+#define GPULAB_DEFINE_TWINS(NAME)                                                                              \
+  TwinKernels NAME() {                                                                                         \
+    return {[](const float* in, float* out, int n) {                                                           \
+              gpulab::launch(twin_transpose, dim3(n / kTwinTile, n / kTwinTile), dim3(kTwinTile, kTwinTile), 0, \
+                             in, out, n);                                                                      \
+            },                                                                                                 \
+            [](const float* in, float* out, int n, int blocks) {                                              \
+              gpulab::launch(twin_reduce, blocks, 256, 0, in, out, n);                                         \
+            },                                                                                                 \
+            [](float* out, int blocks, int threads, int rounds) {                                              \
+              gpulab::launch(twin_barriers, blocks, threads, 0, out, rounds);                                  \
+            },                                                                                                 \
+            [](float* out, int blocks, int threads, int rounds) {                                              \
+              gpulab::launch(twin_shuffles, blocks, threads, 0, out, rounds);                                  \
+            }};                                                                                                \
+  }
