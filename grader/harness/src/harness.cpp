@@ -11,6 +11,9 @@
 
 #include "gpulab/grade/protocol.hpp"
 #include "gpulab/host.hpp"
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+#include "gpulab/emu/metrics.hpp"
+#endif
 
 namespace gpulab::grade {
 namespace {
@@ -119,6 +122,21 @@ void record(double value, double threshold, const std::string& unit) {
 void note(const std::string& text) { g_check.notes.push_back(text); }
 void info(const std::string& key, const std::string& value) { emit({"info", key, value}); }
 void not_measured(const std::string& why) { g_check.not_measured = why; }
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+void fail_on_sanitizer_findings() {
+  const auto found = emu::findings();
+  record(static_cast<double>(emu::findings_total()), 0, "findings");
+  for (std::size_t i = 0; i < found.size() && i < 5; ++i) ADD_FAILURE() << found[i].kind << ": " << found[i].message;
+  if (found.size() > 5) ADD_FAILURE() << "... and " << found.size() - 5 << " more kinds of finding";
+}
+
+bool metrics_measurable() {
+  if (emu::metrics_available()) return true;
+  not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
+  return false;
+}
+#endif
+
 void suggest_threshold(const std::string& key, double measured, double factor) {
   info("suggest." + backend_section("performance") + "." + key, number(measured * factor) + "\t" + number(measured));
 }

@@ -126,21 +126,11 @@ TEST(correctness, fresh_inputs_every_call) {
 TEST(sanitizer, no_memory_errors_or_races) {
   emu::reset_findings();
   for (int n : {1, 33, 257, random_size(100, 400)}) run_row_sum(random_matrix(n, Values::real), n, false);
-  const auto found = emu::findings();
-  record(static_cast<double>(emu::findings_total()), 0, "findings");
-  int shown = 0;
-  for (const auto& f : found) {
-    if (shown++ == 5) break;
-    ADD_FAILURE() << f.kind << ": " << f.message;
-  }
-  if (found.size() > 5) ADD_FAILURE() << "... and " << found.size() - 5 << " more kinds of finding";
+  fail_on_sanitizer_findings();
 }
 
 TEST(performance, coalesced_global_loads) {
-  if (!emu::metrics_available()) {
-    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
-    return;
-  }
+  if (!metrics_measurable()) return;
   const Rubric& r = rubric();
   const int n = static_cast<int>(r.number("performance.emu", "size"));
   const double min_eff = r.number("performance.emu", "min_load_efficiency");

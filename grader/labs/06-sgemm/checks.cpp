@@ -147,17 +147,11 @@ TEST(sanitizer, no_memory_errors_or_races) {
   auto gen = rng();
   for (const Problem& p : {Problem{67, 35, 19, 1.0f, 0.5f}, Problem{128, 128, 64, 1.0f, 0.0f}})
     check_problem(p, gen, false);
-  const auto found = emu::findings();
-  record(static_cast<double>(emu::findings_total()), 0, "findings");
-  for (std::size_t i = 0; i < found.size() && i < 5; ++i) ADD_FAILURE() << found[i].kind << ": " << found[i].message;
-  if (found.size() > 5) ADD_FAILURE() << "... and " << found.size() - 5 << " more kinds of finding";
+  fail_on_sanitizer_findings();
 }
 
 TEST(performance, memory_traffic_per_fma) {
-  if (!emu::metrics_available()) {
-    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
-    return;
-  }
+  if (!metrics_measurable()) return;
   const Rubric& r = rubric();
   const int n = static_cast<int>(r.number("performance.emu", "size"));
   const double max_bytes = r.number("performance.emu", "max_global_bytes_per_fma");

@@ -50,4 +50,12 @@ void suggest_threshold(const std::string& key, double measured, double factor);
 /// Marks the running check as not measured: it fails with `why` and what to do instead.
 void not_measured(const std::string& why);
 
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+/// Emulator: fails the running check with the sanitizer's findings since the last
+/// emu::reset_findings() (the first five shown, the rest counted) and records their number.
+void fail_on_sanitizer_findings();
+/// Emulator: true when metrics can be measured; otherwise marks the check as not measured.
+bool metrics_measurable();
+#endif
+
 }  // namespace gpulab::grade
