@@ -3,7 +3,7 @@
 // It starts as the simplest correct SGEMM: one thread per element of C, every operand read
 // straight from global memory. It is correct for every size, and very slow. README.md (next
 // to this file) explains the arithmetic and the ceilings; the TODOs below are the road from
-// here to 75% of cuBLAS. Keep it correct at every step: run the grader for lab 06 after each
+// here to 75% of cuBLAS. Keep it correct at every step: run `./gpulab grade 06` after each
 // change (on the emulator it checks correctness and reports memory-access metrics; on a GPU
 // it also times your kernel against cuBLAS in the same run).
 //
@@ -39,6 +39,8 @@ namespace {
 // TODO(step 5, transposed A tile): store the A tile as As[k][m] (transposed while copying it
 //   to shared memory), so that the TM values of A a thread needs for one k are contiguous
 //   and come in with float4 shared loads, like B's. Pad rows if the stores conflict on banks.
+//   Watch the registers (nvcc -Xptxas -v): with As[m][k] the compiler holds whole rows of the
+//   A tile in registers, and a kernel over 128 registers fits one 256-thread block per SM.
 //
 // TODO(step 6, double buffering): while computing on one shared tile, load the next tile
 //   from global memory into registers and store it into a second shared buffer: the global

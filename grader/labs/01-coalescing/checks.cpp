@@ -244,7 +244,9 @@ TEST(performance, bandwidth_vs_copy) {
     report += m.text + "\n";
   }
   record(worst, min_fraction, "of copy bandwidth");
-  suggest_threshold("min_fraction_of_copy", worst, 0.85);
+  // Half the reference: it adds float4 loads, beyond this lab's lesson (a plain coalesced version
+  // reaches about 0.6 of the reference on an H200; see docs/results/lab01-h200.md).
+  suggest_threshold("min_fraction_of_copy", worst, 0.5);
   if (worst < min_fraction)
     ADD_FAILURE() << report << "below " << min_fraction
                   << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
