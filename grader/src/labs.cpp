@@ -94,24 +94,28 @@ void collect(const std::string& report_path, const std::string& suffix, const Pr
       out.checks.push_back(c);
     }
   }
-  if (proc.ok()) return;
+  // A check planned but never reported fails, whatever the exit status: the code under test may
+  // end the process itself (exit(0) in the middle of a check).
   const std::string tail = tail_lines(proc.output, 12);
-  std::string why = "the lab process " + proc.describe();
+  std::string why = proc.ok() ? "the lab process ended (exit status 0) before reporting it: the code under test"
+                                " ended the process"
+                              : "the lab process " + proc.describe();
   if (!current.empty() && !reported.count(current)) why += " while running " + current;
   if (proc.timed_out)
     why += ".\n  hint: an infinite loop, or a thread spinning on a value another block or thread never"
            " writes (there is no ordering between blocks).";
-  else if (!tail.empty())
+  else if (!tail.empty() && !proc.ok())
     why += ".\n" + tail;
   bool any_missing = false;
   for (const auto& [name, kind] : planned) {
     if (reported.count(name)) continue;
     any_missing = true;
     out.checks.push_back(failed_check(name + suffix, kind,
-                                      name == current ? why : "not run: " + proc.describe() + " before it"));
+                                      name == current ? why : "not run: the lab process stopped before it"));
   }
   if (!any_missing && (proc.signal || proc.timed_out || planned.empty()))
-    out.checks.push_back(failed_check("lab_process" + suffix, "correctness", why));
+    out.checks.push_back(failed_check("lab_process" + suffix, "correctness",
+                                      planned.empty() ? why + " (before any check started)" : why));
 }
 
 /// The first symbol of the rubric's [build] forbidden_symbols that an object file of the
@@ -257,6 +261,14 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     collect(tmpl, opt.backend == "emu" ? " [warp " + std::to_string(ws) + "]" : "", proc, r);
     std::remove(tmpl);
     first = false;
+    if (proc.timed_out && ws != opt.warp_sizes.back()) {
+      // The other warp sizes would most likely hang too: do not spend their time limits.
+      for (std::size_t i = 1; i < opt.warp_sizes.size(); ++i)
+        r.checks.push_back(failed_check("lab_process [warp " + std::to_string(opt.warp_sizes[i]) + "]", "correctness",
+                                        "not run: the run at warp size " + std::to_string(ws) +
+                                            " did not finish within the time limit"));
+      break;
+    }
   }
   score(rubric, r);
   return r;

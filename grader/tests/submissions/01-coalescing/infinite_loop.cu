@@ -2,7 +2,7 @@
 // The lab process is stopped at its time limit, and the report is still written.
 // expect: lab fail
 // expect: correctness fail "time limit"
-// options: --timeout 8 --warp-size 32
+// options: --timeout 8
 #include <vector>
 
 #include "gpulab/gpu.hpp"
