@@ -35,7 +35,8 @@ inline void check_cublas(cublasStatus_t s, const char* what) {
 __global__ void fill_uniform_kernel(float* p, size_t n, unsigned seed) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull ^ (static_cast<unsigned long long>(seed) << 32);
+    unsigned long long x = (i + 1) * 0x9E3779B97F4A7C15ull;
+    x ^= static_cast<unsigned long long>(seed) << 32;
     x ^= x >> 31;  // splitmix64 finaliser
     x *= 0xBF58476D1CE4E5B9ull;
     x ^= x >> 27;
@@ -91,8 +92,9 @@ inline ErrorReport relative_error(const float* got, const float* ref, size_t n) 
 /// cuBLAS is column-major. A row-major M x N matrix is the column-major N x M matrix of its
 /// transpose, and C^T = B^T A^T, so the row-major C = A B is cuBLAS's column-major
 /// C^T (N x M) = B^T (N x K) * A^T (K x M): pass B first, swap M and N, leading dims N, K, N.
-/// FP32 math (CUBLAS_COMPUTE_32F): the handle stays in CUBLAS_DEFAULT_MATH, which never uses
-/// TF32 for cublasSgemm (unless NVIDIA_TF32_OVERRIDE=1, which main() refuses).
+/// FP32 math (CUBLAS_COMPUTE_32F): the handle stays in CUBLAS_DEFAULT_MATH, in which
+/// cublasSgemm does not use TF32 (that takes CUBLAS_TF32_TENSOR_OP_MATH); make_cublas() also
+/// sets NVIDIA_TF32_OVERRIDE=0, which rules TF32 out whatever else asks for it.
 inline void cublas_sgemm_row_major(cublasHandle_t h, int M, int N, int K, float alpha,
                                    const float* A, const float* B, float beta, float* C) {
   check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N),
@@ -100,10 +102,7 @@ inline void cublas_sgemm_row_major(cublasHandle_t h, int M, int N, int K, float 
 }
 
 inline cublasHandle_t make_cublas() {
-  if (const char* o = std::getenv("NVIDIA_TF32_OVERRIDE"); o && std::string(o) != "0") {
-    std::fprintf(stderr, "NVIDIA_TF32_OVERRIDE=%s would let cuBLAS use TF32: unset it\n", o);
-    std::exit(2);
-  }
+  setenv("NVIDIA_TF32_OVERRIDE", "0", 1);  // POSIX; before the handle reads its settings
   cublasHandle_t h;
   check_cublas(cublasCreate(&h), "cublasCreate");
   check_cublas(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");

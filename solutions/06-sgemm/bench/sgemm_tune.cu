@@ -64,7 +64,8 @@ void tune(const char* name, Context& ctx) {
       sgemm_bench::relative_error(p.C.data(), p.Cref.data(), p.C.size());
   for (const int raster : ctx.rasters) {
     const sgemm_bench::Timing t =
-        sgemm_bench::time_gpu([&] { run(raster); }, *ctx.flusher, ctx.budget_ms, ctx.min_runs, 200);
+        sgemm_bench::time_gpu([&] { run(raster); }, *ctx.flusher, ctx.budget_ms, ctx.min_runs,
+                              200);
     const double tf = sgemm_bench::tflops(p.M, p.N, p.K, t.median_ms);
     ctx.results.push_back({name, Cfg::kThreads, raster, t.median_ms, tf,
                            100.0 * tf / ctx.ref_tflops, err.relative, err.ok(1e-4)});
@@ -162,7 +163,8 @@ int main(int argc, char** argv) {
             [](const Result& a, const Result& b) { return a.tflops > b.tflops; });
   std::printf("\ncuBLAS before / after the search: %.2f / %.2f TFLOP/s\n", ref,
               sgemm_bench::tflops(n, n, n, tc2.median_ms));
-  std::printf("| config (BMxBNxBK, warp, thread, blocks/SM) | threads | raster | ms | TFLOP/s | %% of cuBLAS | ok |\n");
+  std::printf("| config (BMxBNxBK, warp, thread, blocks/SM) | threads | raster | ms | TFLOP/s | "
+              "%% of cuBLAS | ok |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   bool all_ok = true;
   for (const Result& r : ctx.results) {

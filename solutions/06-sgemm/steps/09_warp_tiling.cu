@@ -3,13 +3,15 @@
 // 4 x 4 spread over that rectangle.
 //
 // Change vs step 08: only the map from thread to outputs. In step 08 thread t owned 8
-// consecutive columns starting at 8 * (t % 16); for one shared load of B the 32 lanes of a
-// warp read float4s 32 bytes apart, which spans 512 bytes and needs 4 shared-memory
-// wavefronts (and its float4 stores of C leave holes). Here the 8 lanes along N of a warp read
-// 8 consecutive float4s of Bs (128 contiguous bytes: one wavefront) and the 4 lanes along M
-// read 4 consecutive float4s of As (all lanes of a row share them: broadcast). Each thread
-// still does 64 FMAs per 4 shared loads, but those loads now cost a quarter of the
-// shared-memory cycles, and a warp's float4 stores of C cover whole 128-byte lines.
+// consecutive columns starting at 8 * (t % 16); for one shared load of B the 16 lanes of a
+// row read float4s 32 bytes apart, spread over 512 bytes, so lanes collide on banks (and its
+// float4 stores of C leave holes). Here the 8 lanes along N of a warp read 8 consecutive
+// float4s of Bs (128 contiguous bytes) and the 4 lanes along M read 4 consecutive float4s of
+// As (all lanes of a row share them: broadcast). Each thread still does 64 FMAs per 4 shared
+// loads, but the loads cost fewer shared-memory cycles, and a warp's float4 stores of C cover
+// whole 128-byte lines.
+// Measured on the H200 (4096^3): +6%; shared-load wavefronts fell from 671 M to 403 M and the
+// bank conflicts among them from 268 M to 0.04 M (Nsight Compute).
 // Why "warp": the threads that issue one instruction together are the ones whose addresses
 // must be contiguous. The grouping is a layout choice only (no warp intrinsics), so the
 // result is correct for any warpSize; on 64-wide AMD wavefronts two groups share a wavefront.

@@ -158,10 +158,10 @@ int main(int argc, char** argv) {
       const bool ok = error.empty() && f.bad == 0;
       if (!ok) {
         ++failures;
+        const std::string why =
+            error.empty() ? std::to_string(f.bad) + " wrong elements, first " + f.first : error;
         std::printf("FAIL %-24s M=%d N=%d K=%d alpha=%g beta=%g misalign=%d: %s\n", step.name,
-                    c.M, c.N, c.K, c.alpha, c.beta, c.misalign,
-                    error.empty() ? (std::to_string(f.bad) + " wrong elements, first " + f.first).c_str()
-                                  : error.c_str());
+                    c.M, c.N, c.K, c.alpha, c.beta, c.misalign, why.c_str());
       }
     }
   }
