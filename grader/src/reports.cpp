@@ -100,9 +100,14 @@ void print_table(const Report& r, bool colour) {
 
 void write_json(const Report& r, const std::string& path) {
   std::ostringstream o;
+  double score = 0, max = 0;
+  for (const auto& l : r.labs) {
+    score += l.score;
+    max += l.max_score;
+  }
   o << "{\n  \"backend\": " << json_string(r.backend) << ",\n  \"device\": " << json_string(r.device)
     << ",\n  \"seed\": " << json_string(r.seed) << ",\n  \"passed\": " << (r.passed() ? "true" : "false")
-    << ",\n  \"labs\": [";
+    << ",\n  \"score\": " << fmt(score) << ",\n  \"max_score\": " << fmt(max) << ",\n  \"labs\": [";
   for (std::size_t i = 0; i < r.labs.size(); ++i) {
     const auto& l = r.labs[i];
     o << (i ? "," : "") << "\n    {\"lab\": " << json_string(l.lab) << ", \"impl\": " << json_string(l.impl)

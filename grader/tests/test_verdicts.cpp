@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "xml_check.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -98,8 +100,8 @@ TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
   // A `.expect` file grades the repository's own implementation named by its stem.
   const std::string stem = c.file.stem().string();
   std::string what = c.file.extension() == ".expect" ? "--impl " + stem : "--submission '" + c.file.string() + "'";
-  const std::string cmd = std::string(GPULAB_GRADER) + " grade " + c.lab + " " + what + " --timeout 60" + c.options + " --json " + json +
-                          " > " + json + ".log 2>&1";
+  const std::string cmd = std::string(GPULAB_GRADER) + " grade " + c.lab + " " + what + " --timeout 60" + c.options +
+                          " --json " + json + " --junit " + json + ".xml > " + json + ".log 2>&1";
   const int rc = std::system(cmd.c_str());
   const std::string report = read(json);
   ASSERT_FALSE(report.empty()) << "no JSON report was written (exit " << rc << "):\n" << read(json + ".log");
@@ -136,6 +138,12 @@ TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
     }
   }
   EXPECT_EQ(rc == 0, lab_passed) << "the exit status must be 0 exactly when everything passed";
+  // The JUnit file of the same run is well formed, whatever the messages held.
+  const std::string junit = read(json + ".xml");
+  std::string why;
+  EXPECT_TRUE(well_formed_xml(junit, why)) << why << "\n" << junit;
+  EXPECT_NE(junit.find("<testcase"), std::string::npos);
+  std::remove((json + ".xml").c_str());
   std::remove(json.c_str());
   std::remove((json + ".log").c_str());
 }
