@@ -45,7 +45,7 @@ const StaticRanges& static_ranges() {
   return r;
 }
 
-enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared };
+enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned };
 
 std::string ids(const Worker& w, const Thread& t) { return describe_thread(w, t); }
 
@@ -172,6 +172,14 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const Launch& L = *w->launch;
   const bool store = flags & kStore;
+  // A GPU serves 2-, 4-, 8- and 16-byte accesses only at addresses aligned to their size; the CPU
+  // does not care, so check here (e.g. a float4 load of a row that does not start at 16 bytes).
+  w->last_address = a;
+  w->last_size = size;
+  if (g_sanitizer && (a & (size - 1)) != 0 && (in_device(L, a, size) || (a >= w->static_shared_begin && a < w->static_shared_end)))
+    report(*w, kMisaligned, ra,
+           ids(*w, t) + (store ? " writes " : " reads ") + std::to_string(size) + " bytes at an address " +
+               std::to_string(a % size) + " bytes past a multiple of " + std::to_string(size));
   // Shared memory: the executable's static TLS block, or this launch's dynamic shared memory.
   if (a >= w->static_shared_begin && a < w->static_shared_end) {
     if (g_sanitizer && !(flags & kAtomic)) check_shared(*w, t, a, size, store, ra, w->static_shared_begin, 0);
@@ -238,6 +246,7 @@ const char* finding_kind_name(int kind) {
     case kRaceReadWrite:
     case kRaceWriteRead: return "race";
     case kUninitShared: return "uninitialized-shared";
+    case kMisaligned: return "misaligned";
     default: return "finding";
   }
 }
@@ -250,6 +259,7 @@ const char* finding_hint(int kind) {
     case kRaceWriteRead:
     case kRaceReadWrite: return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";
     case kUninitShared: return "write every shared element before reading it, and __syncthreads() before other threads read it";
+    case kMisaligned: return "on a GPU this is a misaligned-address error: use float4 (16-byte) accesses only where the address is a multiple of 16";
     default: return "";
   }
 }

@@ -132,6 +132,10 @@ struct Worker {
   std::uint32_t bar_epoch = 1;
   std::vector<FindingRecord> findings;
   std::size_t recorded = 0;    ///< accesses kept for the running block
+  /// The last traced access (address, size), for the fault handler: a fault right after a
+  /// misaligned one is that access faulting (an aligned vector load), as it would on a GPU.
+  std::uintptr_t last_address = 0;
+  unsigned last_size = 0;
   long long dropped = 0;       ///< accesses not kept (over the per-block limit)
 };
 

@@ -58,7 +58,18 @@ void on_fault(int sig, siginfo_t* info, void* context) {
         static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
     const bool overflow = (addr >= guard - kPage && addr < guard + kPage) ||
                           (sp < guard + kPage && sp + (1u << 26) > guard);
-    if (overflow)
+    const bool misaligned = info->si_addr == nullptr && w->last_size > 1 && w->last_address % w->last_size != 0;
+    if (misaligned)
+      std::snprintf(msg, sizeof msg,
+                    "\n[gpulab emu] misaligned %u-byte access at address %p (%lu bytes past a multiple of %u) in "
+                    "thread (%u,%u,%u) of block (%u,%u,%u) of the kernel launched at %s:%d.\n  hint: on a GPU this is "
+                    "a misaligned-address error: use float4 (16-byte) or float2 (8-byte) accesses only at addresses "
+                    "that are multiples of 16 (8), e.g. rows whose length is a multiple of 4 floats.\n",
+                    w->last_size, reinterpret_cast<void*>(w->last_address),
+                    static_cast<unsigned long>(w->last_address % w->last_size), w->last_size, t.tid.x,
+                    t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y, builtins.block_idx.z, w->launch->file,
+                    w->launch->line);
+    else if (overflow)
       std::snprintf(msg, sizeof msg,
                     "\n[gpulab emu] stack overflow in thread (%u,%u,%u) of block (%u,%u,%u) of the "
                     "kernel launched at %s:%d: its %zu KiB stack is exhausted (large local arrays "

@@ -70,6 +70,11 @@ __global__ void bank_conflicts(float* out, int pad) {
   out[t] = tile[t * (32 + pad) % (32 * 33)];
 }
 
+__global__ void float4_from_any_offset(const float* in, float* out, int offset) {
+  const float4 v = reinterpret_cast<const float4*>(in + offset)[threadIdx.x];
+  out[threadIdx.x] = v.x + v.y + v.z + v.w;
+}
+
 class Sanitizer : public EmuTest {
  protected:
   void SetUp() override {
@@ -149,6 +154,26 @@ TEST_P(Sanitizer, HostPointerPassedToAKernelIsReported) {
   f.insert(f.end(), oob.begin(), oob.end());
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].line, line_of("read_host_memory", 1, "host[threadIdx.x]"));
+}
+
+TEST_P(Sanitizer, AlignedVectorLoadsAreFine) {
+  DeviceBuffer<float> in(std::vector<float>(1024, 1.0f)), out(64);
+  launch(float4_from_any_offset, 1, 64, 0, in.data(), out.data(), 4);
+  gpulab::synchronize();
+  EXPECT_TRUE(emu::findings().empty()) << emu::findings()[0].message;
+}
+
+// A float4 load from an address that is not a multiple of 16 faults on a GPU; the emulator's
+// aligned vector load faults too, and the report says what happened.
+TEST_P(Sanitizer, MisalignedVectorLoadIsReportedWhenItFaults) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  DeviceBuffer<float> in(std::vector<float>(1024, 1.0f)), out(64);
+  EXPECT_DEATH(
+      {
+        launch(float4_from_any_offset, 1, 64, 0, in.data(), out.data(), 1);
+        gpulab::synchronize();
+      },
+      "misaligned 16-byte access at address .* \\(4 bytes past a multiple of 16\\) in thread \\(0,0,0\\)");
 }
 
 TEST_P(Sanitizer, SectorsPerRequestFollowTheStride) {
