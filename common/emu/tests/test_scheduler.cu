@@ -453,3 +453,18 @@ TEST_P(EmuDeathTest, InvalidAddressIsReportedWithTheThread) {
       },
       "invalid memory access .* in thread \\(0,0,0\\) of block \\(0,0,0\\)");
 }
+
+TEST_P(Emu, PlainCudaRuntimeCallsWork) {
+  float* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(float)), cudaSuccess);
+  std::vector<float> h(64, 2.0f), back(64);
+  EXPECT_EQ(cudaMemcpy(d, h.data(), 64 * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaFuncSetAttribute(divergent_barrier, cudaFuncAttributeMaxDynamicSharedMemorySize, 1024), cudaSuccess);
+  launch(divergent_barrier, 1, 32, 0, d);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);  // the fault, once
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cudaMemset(d, 0, 64 * sizeof(float)), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(back.data(), d, 64 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, std::vector<float>(64, 0.0f));
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}

@@ -27,6 +27,7 @@
 #include <hip/hip_runtime.h>
 #else
 #define GPULAB_BACKEND_EMU 1
+#include "gpulab/emu/cuda_runtime_shim.hpp"
 #include "gpulab/emu/kernel.hpp"
 #endif
 
