@@ -81,6 +81,7 @@ void collect(const std::string& report_path, const std::string& suffix, const Pr
     if (f[0] == "plan" && f.size() >= 3) planned.emplace_back(f[1], f[2]);
     else if (f[0] == "begin" && f.size() >= 2) current = f[1];
     else if (f[0] == "info" && f.size() >= 3) out.info[f[1]] = f[2];
+    else if (f[0] == "metric" && f.size() >= 11) out.metrics.emplace_back(f.begin() + 1, f.end());
     else if (f[0] == "check" && f.size() >= 8) {
       Check c;
       c.name = f[1] + suffix;

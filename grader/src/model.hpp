@@ -28,6 +28,8 @@ struct LabResult {
   double max_score = 0;
   std::vector<Check> checks;
   std::map<std::string, std::string> info;
+  /// Emulator metrics rows (protocol fields after "metric"), from the first warp size's run.
+  std::vector<std::vector<std::string>> metrics;
 };
 
 struct Report {

@@ -115,7 +115,16 @@ void write_json(const Report& r, const std::string& path) {
       << ", \"score\": " << fmt(l.score) << ", \"max_score\": " << fmt(l.max_score) << ",\n     \"info\": {";
     std::size_t k = 0;
     for (const auto& [key, value] : l.info) o << (k++ ? ", " : "") << json_string(key) << ": " << json_string(value);
-    o << "},\n     \"checks\": [";
+    o << "},\n     \"metrics\": [";
+    for (std::size_t j = 0; j < l.metrics.size(); ++j) {
+      const auto& m = l.metrics[j];
+      o << (j ? "," : "") << "\n       {\"check\": " << json_string(m[0]) << ", \"launch\": " << json_string(m[1])
+        << ", \"line\": " << json_string(m[2]) << ", \"space\": " << json_string(m[3])
+        << ", \"access\": " << json_string(m[4]) << ", \"requests\": " << json_number(m[5])
+        << ", \"per_request\": " << json_number(m[6]) << ", \"ideal_per_request\": " << json_number(m[7])
+        << ", \"efficiency\": " << json_number(m[8]) << ", \"lane_stride_bytes\": " << json_number(m[9]) << "}";
+    }
+    o << "],\n     \"checks\": [";
     for (std::size_t j = 0; j < l.checks.size(); ++j) {
       const auto& c = l.checks[j];
       o << (j ? "," : "") << "\n       {\"name\": " << json_string(c.name) << ", \"kind\": " << json_string(c.kind)

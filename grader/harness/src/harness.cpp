@@ -130,6 +130,16 @@ void fail_on_sanitizer_findings() {
   if (found.size() > 5) ADD_FAILURE() << "... and " << found.size() - 5 << " more kinds of finding";
 }
 
+void report_metrics() {
+  const auto lines = emu::metrics_by_line();
+  info("metrics", emu::format_metrics(lines));
+  for (const auto& m : lines)
+    emit({"metric", g_check.name, m.launch, m.file.substr(m.file.rfind('/') + 1) + ":" + std::to_string(m.line),
+          m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load", std::to_string(m.requests),
+          number(m.per_request()), number(m.ideal_per_request()), number(m.efficiency()),
+          std::to_string(m.lane_stride_bytes)});
+}
+
 bool metrics_measurable() {
   if (emu::metrics_available()) return true;
   not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");

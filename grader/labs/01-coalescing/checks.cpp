@@ -143,7 +143,7 @@ TEST(performance, coalesced_global_loads) {
   const emu::LineMetrics* hot = nullptr;
   for (const auto& m : lines)
     if (!m.shared && !m.store && (!hot || m.requests > hot->requests)) hot = &m;
-  info("metrics", emu::format_metrics(lines));
+  report_metrics();
   if (!hot) {
     ADD_FAILURE() << "row_sum read no global memory at n = " << n << ", so its loads cannot be measured";
     return;

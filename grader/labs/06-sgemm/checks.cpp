@@ -165,7 +165,7 @@ TEST(performance, memory_traffic_per_fma) {
   synchronize();
   emu::set_sanitizer(true);
   const auto lines = emu::metrics_by_line();
-  info("metrics", emu::format_metrics(lines));
+  report_metrics();
   long long sectors = 0, shared_units = 0, shared_ideal = 0;
   const emu::LineMetrics* worst_shared = nullptr;
   for (const auto& m : lines) {

@@ -56,6 +56,9 @@ void not_measured(const std::string& why);
 void fail_on_sanitizer_findings();
 /// Emulator: true when metrics can be measured; otherwise marks the check as not measured.
 bool metrics_measurable();
+/// Emulator: puts the emulator's per-line metrics into the report (the JSON's "metrics" rows and
+/// the text table in "info").
+void report_metrics();
 #endif
 
 }  // namespace gpulab::grade

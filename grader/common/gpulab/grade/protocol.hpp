@@ -6,6 +6,8 @@
 //   begin  <check>                            a check starts
 //   check  <check> <kind> <0|1> <value> <threshold> <unit> <message>
 //   info   <key> <value>                      device, seed, metrics tables, ...
+//   metric <check> <launch> <file:line> <global|shared> <load|store|atomic> <requests>
+//          <per request> <ideal per request> <efficiency> <lane stride bytes>   (emulator)
 // Fields are tab-separated; tabs, newlines and backslashes inside fields are escaped.
 #pragma once
 
