@@ -18,6 +18,7 @@ DeviceInfo device_info() {
   d.warp_size = emu::warp_size();
   d.l2_bytes = 0;
   d.shared_per_block = 48 * 1024;
+  d.shared_per_block_optin = 227 * 1024;  // as an H100/H200
   d.global_bytes = 0;
   d.max_threads_per_block = 1024;
   d.driver = "emulator, " + std::to_string(emu::workers()) + " worker thread(s), " +

@@ -118,6 +118,11 @@ DeviceInfo device_info() {
   d.warp_size = p.warpSize;
   d.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
   d.shared_per_block = p.sharedMemPerBlock;
+#if defined(GPULAB_BACKEND_HIP)
+  d.shared_per_block_optin = p.maxSharedMemoryPerMultiProcessor ? p.maxSharedMemoryPerMultiProcessor : p.sharedMemPerBlock;
+#else
+  d.shared_per_block_optin = p.sharedMemPerBlockOptin ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock;
+#endif
   d.global_bytes = p.totalGlobalMem;
   d.max_threads_per_block = p.maxThreadsPerBlock;
   gpuDeviceGetAttribute(&d.clock_khz, gpuAttrClockRate, dev);
@@ -154,6 +159,16 @@ void fill_bytes(void* p, int value, std::size_t bytes, const char* file, int lin
 }
 void synchronize(const char* file, int line) {
   check(gpuDeviceSynchronize(), "a kernel (seen at synchronize)", file, line);
+}
+
+void set_kernel_dynamic_shared(const void* kernel, std::size_t bytes, const char* file, int line) {
+#if defined(GPULAB_BACKEND_HIP)
+  check(hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+        "set_max_dynamic_shared", file, line);
+#else
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)),
+        "set_max_dynamic_shared", file, line);
+#endif
 }
 
 void check_launch(const LaunchGrid& grid, dim3, std::size_t) {

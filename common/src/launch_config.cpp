@@ -1,5 +1,8 @@
 // Launch-configuration checks shared by every back-end: the limits of CUDA and HIP devices,
 // explained in the student's terms before the runtime's terse "invalid configuration".
+#include <algorithm>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "gpulab/gpu.hpp"
@@ -14,7 +17,32 @@ std::string dims(dim3 d) {
 }
 }  // namespace
 
-void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes) {
+#if !defined(GPULAB_BACKEND_EMU)
+void set_kernel_dynamic_shared(const void* kernel, std::size_t bytes, const char* file, int line);  // host_gpu.cpp
+#endif
+
+namespace {
+std::mutex g_limits_mutex;
+std::map<const void*, std::size_t>& dynamic_limits() {
+  static std::map<const void*, std::size_t> m;
+  return m;
+}
+}  // namespace
+
+void allow_dynamic_shared_bytes(const void* kernel, std::size_t bytes, const char* file, int line) {
+  static const DeviceInfo info = device_info();
+  if (bytes > info.shared_per_block_optin)
+    throw Error(Error::location(file, line),
+                "set_max_dynamic_shared asks for " + std::to_string(bytes) + " bytes; this device gives a block at most " +
+                    std::to_string(info.shared_per_block_optin));
+#if !defined(GPULAB_BACKEND_EMU)
+  set_kernel_dynamic_shared(kernel, bytes, file, line);
+#endif
+  std::lock_guard<std::mutex> lock(g_limits_mutex);
+  dynamic_limits()[kernel] = bytes;
+}
+
+void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes, const void* kernel) {
   const std::string at = Error::location(grid.file, grid.line);
   const unsigned long long threads = 1ull * block.x * block.y * block.z;
   static const DeviceInfo info = device_info();
@@ -32,11 +60,17 @@ void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_
   if (grid.dims.y > 65535 || grid.dims.z > 65535 || grid.dims.x > 2147483647u)
     throw Error(at, "grid " + dims(grid.dims) + " exceeds the limits (x < 2^31, y, z <= 65535)",
                 "put the large dimension in x");
-  if (shared_bytes > info.shared_per_block)
+  std::size_t limit = info.shared_per_block;
+  {
+    std::lock_guard<std::mutex> lock(g_limits_mutex);
+    auto it = dynamic_limits().find(kernel);
+    if (it != dynamic_limits().end()) limit = std::max(limit, it->second);
+  }
+  if (shared_bytes > limit)
     throw Error(at, "the launch asks for " + std::to_string(shared_bytes) +
-                        " bytes of dynamic shared memory; a block may use " +
-                        std::to_string(info.shared_per_block) + " by default",
-                "use smaller tiles");
+                        " bytes of dynamic shared memory; this kernel may use " + std::to_string(limit),
+                "use smaller tiles, or allow more first with gpulab::set_max_dynamic_shared(kernel, bytes) (up to " +
+                    std::to_string(info.shared_per_block_optin) + " on this device)");
 }
 
 }  // namespace gpulab

@@ -468,3 +468,14 @@ TEST_P(Emu, PlainCudaRuntimeCallsWork) {
   EXPECT_EQ(back, std::vector<float>(64, 0.0f));
   EXPECT_EQ(cudaFree(d), cudaSuccess);
 }
+
+TEST(EmuLaunch, MoreThan48KiBOfDynamicSharedMemoryNeedsTheOptIn) {
+  const int threads = 128;
+  const std::size_t bytes = 64 * 1024;  // the kernel uses only threads floats of it
+  DeviceBuffer<float> in(std::vector<float>(threads, 1.0f)), out(1);
+  EXPECT_THROW(launch(sum_dynamic_shared, 1, threads, bytes, in.data(), out.data()), gpulab::Error);
+  gpulab::set_max_dynamic_shared(sum_dynamic_shared, bytes);
+  launch(sum_dynamic_shared, 1, threads, bytes, in.data(), out.data());
+  EXPECT_FLOAT_EQ(out.download()[0], 128.0f);
+  EXPECT_THROW(gpulab::set_max_dynamic_shared(sum_dynamic_shared, 1u << 30), gpulab::Error);
+}

@@ -24,6 +24,7 @@ struct DeviceInfo {
   int warp_size = 0;                 ///< 32 on NVIDIA, 64 (or 32) on AMD, chosen per run on emu
   std::size_t l2_bytes = 0;          ///< last-level cache of the device
   std::size_t shared_per_block = 0;  ///< default shared-memory limit of one block
+  std::size_t shared_per_block_optin = 0;  ///< the most a block may use after set_max_dynamic_shared
   std::size_t global_bytes = 0;      ///< device memory
   int max_threads_per_block = 1024;
   int clock_khz = 0;                 ///< SM clock (0 where unknown)

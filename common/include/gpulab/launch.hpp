@@ -39,13 +39,25 @@ struct LaunchGrid {
 };
 
 /// Validates a launch configuration against the device's limits; throws gpulab::Error.
-void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes);
+void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
+                         const void* kernel = nullptr);
+
+/// Lets `kernel` use up to `bytes` of dynamic shared memory, beyond the default 48 KiB, up to the
+/// device's opt-in limit (227 KiB on an H100/H200): cudaFuncSetAttribute(...,
+/// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) on CUDA, its HIP twin on ROCm, a limit the
+/// emulator checks. Throws gpulab::Error when the device cannot give that much.
+void allow_dynamic_shared_bytes(const void* kernel, std::size_t bytes, const char* file, int line);
+template <class... P>
+void set_max_dynamic_shared(void (*kernel)(P...), std::size_t bytes, const char* file = __builtin_FILE(),
+                            int line = __builtin_LINE()) {
+  allow_dynamic_shared_bytes(reinterpret_cast<const void*>(kernel), bytes, file, line);
+}
 
 #if defined(GPULAB_BACKEND_EMU)
 template <class... P>
 void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t shared_bytes,
             detail::identity_t<P>... args) {
-  check_launch_config(grid, block, shared_bytes);
+  check_launch_config(grid, block, shared_bytes, reinterpret_cast<const void*>(kernel));
   struct Closure {
     void (*kernel)(P...);
     std::tuple<std::decay_t<P>...> args;
@@ -66,7 +78,7 @@ void check_launch(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes);
 template <class... P>
 void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t shared_bytes,
             detail::identity_t<P>... args) {
-  check_launch_config(grid, block, shared_bytes);
+  check_launch_config(grid, block, shared_bytes, reinterpret_cast<const void*>(kernel));
   kernel<<<grid.dims, block, shared_bytes>>>(args...);
   check_launch(grid, block, shared_bytes);
 }
