@@ -166,7 +166,7 @@ TEST_P(Sanitizer, AlignedVectorLoadsAreFine) {
 // A float4 load from an address that is not a multiple of 16 faults on a GPU; the emulator's
 // aligned vector load faults too, and the report says what happened.
 TEST_P(Sanitizer, MisalignedVectorLoadIsReportedWhenItFaults) {
-  GTEST_FLAG(death_test_style) = "threadsafe";
+  ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
   DeviceBuffer<float> in(std::vector<float>(1024, 1.0f)), out(64);
   EXPECT_DEATH(
       {

@@ -433,7 +433,7 @@ INSTANTIATE_TEST_SUITE_P(WarpSizes, EmuDeathTest, ::testing::Values(32, 64),
                          [](const auto& info) { return "warp" + std::to_string(info.param); });
 
 TEST_P(EmuDeathTest, StackOverflowIsReportedWithTheThread) {
-  GTEST_FLAG(death_test_style) = "threadsafe";
+  ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
   DeviceBuffer<float> out(1);
   EXPECT_DEATH(
       {
@@ -444,7 +444,7 @@ TEST_P(EmuDeathTest, StackOverflowIsReportedWithTheThread) {
 }
 
 TEST_P(EmuDeathTest, InvalidAddressIsReportedWithTheThread) {
-  GTEST_FLAG(death_test_style) = "threadsafe";
+  ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
   DeviceBuffer<float> out(1);
   EXPECT_DEATH(
       {
