@@ -75,6 +75,23 @@ __global__ void float4_from_any_offset(const float* in, float* out, int offset) 
   out[threadIdx.x] = v.x + v.y + v.z + v.w;
 }
 
+__global__ void race_kinds(float* out, int kind) {
+  __shared__ float buf[64];
+  buf[threadIdx.x] = 1.0f;
+  __syncthreads();
+  if (kind == 0) buf[0] = static_cast<float>(threadIdx.x);  // every thread writes word 0
+  if (kind == 1) {                                          // thread 0 writes, thread 1 reads
+    if (threadIdx.x == 0) buf[0] = 2.0f;
+    if (threadIdx.x == 1) out[1] = buf[0];
+  }
+  if (kind == 2) {                                          // thread 0 reads, thread 1 writes
+    if (threadIdx.x == 0) out[0] = buf[1];
+    if (threadIdx.x == 1) buf[1] = 3.0f;
+  }
+  __syncthreads();
+  out[threadIdx.x] += buf[threadIdx.x];
+}
+
 class Sanitizer : public EmuTest {
  protected:
   void SetUp() override {
@@ -101,6 +118,19 @@ TEST_P(Sanitizer, MissingSyncthreadsInAReductionIsARaceAtItsLine) {
   ASSERT_FALSE(races.empty());
   EXPECT_EQ(races[0].line, line_of("reduce_missing_barrier", 1, "buf[threadIdx.x] +=")) << races[0].message;
   EXPECT_NE(races[0].message.find("block (0,0,0)"), std::string::npos) << races[0].message;
+}
+
+TEST_P(Sanitizer, EachKindOfRaceIsNamed) {
+  const char* expected[] = {"write-write race", "read-after-write race", "read-write race"};
+  for (int kind = 0; kind < 3; ++kind) {
+    emu::reset_findings();
+    DeviceBuffer<float> out(std::vector<float>(64, 0.0f));
+    launch(race_kinds, 1, 64, 0, out.data(), kind);
+    gpulab::synchronize();
+    const auto races = of_kind("race");
+    ASSERT_EQ(races.size(), 1u) << "kind " << kind;
+    EXPECT_NE(races[0].message.find(expected[kind]), std::string::npos) << races[0].message;
+  }
 }
 
 TEST_P(Sanitizer, CorrectReductionHasNoFindings) {
