@@ -23,6 +23,10 @@ struct LabResult {
   std::string lab;
   std::string impl;    ///< student | solution | submission
   std::string source;  ///< the file(s) graded
+  /// How the code under test was isolated: "bubblewrap" (read-only tree, own PID/network/IPC
+  /// namespaces, clean environment, rlimits) or "rlimits" (process group + rlimits + a separate
+  /// build directory, where bubblewrap cannot run); empty when nothing ran.
+  std::string isolation;
   bool passed = false;
   double score = 0;
   double max_score = 0;
