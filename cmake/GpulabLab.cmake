@@ -1,6 +1,7 @@
 # gpulab_add_lab(): the targets of one lab.
 #
-#   gpulab_add_lab(LAB 01-coalescing SOURCES row_sum.cu CHECKS checks.cpp RUBRIC rubric.ini)
+#   gpulab_add_lab(LAB 01-coalescing SOURCES row_sum.cu FUNCTIONS row_sum CHECKS checks.cpp
+#                  RUBRIC rubric.ini)
 #
 # builds the lab's checks once (an object library) and links them with three implementations
 # of the lab's contract:
@@ -15,7 +16,7 @@ set(GPULAB_LAB_MANIFEST "${CMAKE_BINARY_DIR}/gpulab-labs.tsv")
 file(WRITE "${GPULAB_LAB_MANIFEST}" "")
 
 function(gpulab_add_lab)
-  cmake_parse_arguments(L "" "LAB;RUBRIC" "SOURCES;CHECKS;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(L "" "LAB;RUBRIC" "SOURCES;CHECKS;LIBRARIES;FUNCTIONS" ${ARGN})
   set(lab_dir "${PROJECT_SOURCE_DIR}/labs/${L_LAB}")
   set(solution_dir "${PROJECT_SOURCE_DIR}/solutions/${L_LAB}")
   set(submission_dir "${CMAKE_BINARY_DIR}/submissions/${L_LAB}")
@@ -53,6 +54,10 @@ function(gpulab_add_lab)
   endforeach()
 
   string(JOIN "," source_list ${L_SOURCES})
+  string(JOIN "," function_list ${L_FUNCTIONS})
   file(APPEND "${GPULAB_LAB_MANIFEST}"
-       "${L_LAB}\t${lab_dir}\t${solution_dir}\t${submission_dir}\t${CMAKE_CURRENT_SOURCE_DIR}/${L_RUBRIC}\t${source_list}\n")
+       "${L_LAB}\t${lab_dir}\t${solution_dir}\t${submission_dir}\t${CMAKE_CURRENT_SOURCE_DIR}/${L_RUBRIC}\t${source_list}\t${function_list}\n")
+  # The grader runs the solution target as the judge and links hand-ins against the checks: the
+  # tests that grade need them built.
+  set_property(GLOBAL APPEND PROPERTY GPULAB_LAB_TARGETS lab-${L_LAB}-student lab-${L_LAB}-solution)
 endfunction()

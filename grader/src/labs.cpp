@@ -1,6 +1,9 @@
 #include "labs.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <cstdio>
 #include <filesystem>
@@ -9,30 +12,21 @@
 #include <set>
 #include <sstream>
 
+#include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/protocol.hpp"
 #include "gpulab/grade/rubric.hpp"
+#include "handin.hpp"
 #include "process.hpp"
+#include "sandbox.hpp"
+#include "vetting.hpp"
 
 namespace fs = std::filesystem;
 
 namespace gpulab::grade {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-/// Copies a submitted file into the build tree, with a #line directive so that compiler
-/// messages and the emulator's diagnostics name the submitted file, not the copy. Leaves the
-/// copy alone when nothing changed (no needless rebuild).
-void stage_submission(const fs::path& from, const fs::path& to) {
-  const std::string text = "#line 1 \"" + fs::absolute(from).string() + "\"\n" + read_file(from.string());
-  if (fs::exists(to) && read_file(to.string()) == text) return;
-  fs::create_directories(to.parent_path());
-  std::ofstream(to, std::ios::binary) << text;
+std::string suffix_of(const GradeOptions& opt, int warp) {
+  return opt.backend == "emu" ? " [warp " + std::to_string(warp) + "]" : "";
 }
 
 /// Where a lab's source file is in a submission: the file itself (single-file labs), or inside a
@@ -45,20 +39,6 @@ std::optional<fs::path> locate(const std::string& submission, const LabInfo& lab
   return std::nullopt;
 }
 
-std::string compiler_errors(const std::string& output) {
-  std::istringstream in(output);
-  std::string line, errors;
-  int kept = 0;
-  while (std::getline(in, line) && kept < 25) {
-    if (line.find("error") != std::string::npos || line.find("note:") != std::string::npos ||
-        (!errors.empty() && line.rfind("  ", 0) == 0)) {
-      errors += line + "\n";
-      ++kept;
-    }
-  }
-  return errors.empty() ? tail_lines(output, 25) : errors;
-}
-
 Check failed_check(const std::string& name, const std::string& kind, const std::string& message) {
   Check c;
   c.name = name;
@@ -68,20 +48,15 @@ Check failed_check(const std::string& name, const std::string& kind, const std::
   return c;
 }
 
-/// Reads a lab process's report; checks it planned but never reported are failed with `why`.
-void collect(const std::string& report_path, const std::string& suffix, const ProcessResult& proc,
-             LabResult& out) {
+/// Reads the judge's report (gpulab/grade/protocol.hpp) into `out`, with `suffix` on each name.
+void collect(const std::string& report_path, const std::string& suffix, const ProcessResult& judge, LabResult& out) {
   std::ifstream in(report_path);
-  std::string line, current;
-  std::vector<std::pair<std::string, std::string>> planned;
-  std::set<std::string> reported;
+  std::string line;
   while (std::getline(in, line)) {
     const auto f = protocol::split(line);
     if (f.empty()) continue;
-    if (f[0] == "plan" && f.size() >= 3) planned.emplace_back(f[1], f[2]);
-    else if (f[0] == "begin" && f.size() >= 2) current = f[1];
-    else if (f[0] == "info" && f.size() >= 3) out.info[f[1]] = f[2];
-    else if (f[0] == "metric" && f.size() >= 11) out.metrics.emplace_back(f.begin() + 1, f.end());
+    if (f[0] == "info" && f.size() >= 3) out.info[f[1]] = f[2];
+    else if (f[0] == "metric" && f.size() >= 11 && out.metrics.empty()) out.metrics.emplace_back(f.begin() + 1, f.end());
     else if (f[0] == "check" && f.size() >= 8) {
       Check c;
       c.name = f[1] + suffix;
@@ -91,63 +66,68 @@ void collect(const std::string& report_path, const std::string& suffix, const Pr
       c.threshold = f[5];
       c.unit = f[6];
       c.message = f[7];
-      reported.insert(f[1]);
       out.checks.push_back(c);
     }
   }
-  // A check planned but never reported fails, whatever the exit status: the code under test may
-  // end the process itself (exit(0) in the middle of a check).
-  const std::string tail = tail_lines(proc.output, 12);
-  std::string why = proc.ok() ? "the lab process ended (exit status 0) before reporting it: the code under test"
-                                " ended the process"
-                              : "the lab process " + proc.describe();
-  if (!current.empty() && !reported.count(current)) why += " while running " + current;
-  if (proc.timed_out)
-    why += ".\n  hint: an infinite loop, or a thread spinning on a value another block or thread never"
-           " writes (there is no ordering between blocks).";
-  else if (!tail.empty() && !proc.ok())
-    why += ".\n" + tail;
-  bool any_missing = false;
-  for (const auto& [name, kind] : planned) {
-    if (reported.count(name)) continue;
-    any_missing = true;
-    out.checks.push_back(failed_check(name + suffix, kind,
-                                      name == current ? why : "not run: the lab process stopped before it"));
-  }
-  if (!any_missing && (proc.signal || proc.timed_out || planned.empty()))
-    out.checks.push_back(failed_check("lab_process" + suffix, "correctness",
-                                      planned.empty() ? why + " (before any check started)" : why));
+  // The judge exits with 1 when a check failed: only a crash or a time-out is its own failure.
+  if (judge.timed_out || judge.signal || (judge.exit_code != 0 && judge.exit_code != 1))
+    out.info["judge_error" + suffix] = judge.describe() + ": " + tail_lines(judge.output, 8);
 }
 
-/// The first symbol of the rubric's [build] forbidden_symbols that an object file of the
-/// implementation references, as a message; empty when there is none.
-std::string forbidden_references(const std::string& build_dir, const LabInfo& lab, const std::string& target,
-                                 const Rubric& rubric) {
-  std::vector<std::string> forbidden;
-  std::stringstream list(rubric.text_or("build", "forbidden_symbols", ""));
-  for (std::string item; std::getline(list, item, ',');) {
-    item.erase(0, item.find_first_not_of(" \t"));
-    item.erase(item.find_last_not_of(" \t") + 1);
-    if (!item.empty()) forbidden.push_back(item);
+/// The checks of a lab, from its judge (trusted: the reference solution's executable).
+std::vector<std::pair<std::string, std::string>> planned_checks(const std::string& judge, const std::string& rubric) {
+  const ProcessResult r = run_process({judge, "--rubric", rubric, "--gtest_list_tests"}, {}, 120);
+  if (!r.ok()) throw std::runtime_error("cannot list the checks of " + judge + ": " + tail_lines(r.output, 8));
+  std::vector<std::pair<std::string, std::string>> plan;
+  std::istringstream in(r.output);
+  std::string line, suite;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    if (line[0] != ' ') {
+      suite = line.substr(0, line.find('.'));
+    } else if (!suite.empty()) {
+      std::string name = line.substr(line.find_first_not_of(' '));
+      name = name.substr(0, name.find_first_of(" #"));
+      plan.emplace_back(suite + "." + name, suite);
+    }
   }
-  if (forbidden.empty()) return {};
-  const fs::path dir = fs::path(build_dir) / "grader" / "labs" / lab.id / "CMakeFiles" / (target + ".dir");
-  if (!fs::exists(dir)) return {};
-  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-    if (entry.path().extension() != ".o") continue;
-    const ProcessResult nm = run_process({"nm", "--undefined-only", "--demangle", entry.path().string()}, {}, 60);
-    if (!nm.ok()) continue;
-    std::istringstream in(nm.output);
-    for (std::string line; std::getline(in, line);)
-      for (const auto& f : forbidden)
-        if (line.find(f) != std::string::npos) {
-          std::string symbol = line.substr(line.find_last_of(' ') + 1);
-          return "the implementation references " + symbol + ", which this lab does not allow (" + f +
-                 ")\n  hint: the vendor library is what your code is measured against, not part of it;"
-                 " write the kernel yourself";
-        }
+  if (plan.empty()) throw std::runtime_error(judge + " lists no checks");
+  return plan;
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+/// Holds the verdicts to the plan: every planned check exactly once. A planned check without a
+/// verdict fails; a verdict for a check that was not planned, or a second one, is a failure of
+/// its own (the judge is trusted, so this only guards against grader bugs).
+void complete_plan(const std::vector<std::pair<std::string, std::string>>& plan, const std::vector<std::string>& suffixes,
+                   LabResult& r) {
+  std::map<std::string, std::string> expected;  // name + suffix -> kind
+  for (std::size_t w = 0; w < suffixes.size(); ++w)
+    for (const auto& [name, kind] : plan)
+      if (w == 0 || kind != "performance") expected[name + suffixes[w]] = kind;
+  std::map<std::string, int> seen;
+  std::vector<Check> kept;
+  for (auto& c : r.checks) {
+    const auto it = expected.find(c.name);
+    if (it == expected.end() && defence_enabled("plan")) {
+      kept.push_back(failed_check(c.name, c.kind, "a verdict for a check that was not planned"));
+      kept.back().kind = "correctness";
+      continue;
+    }
+    if (seen[c.name]++ && defence_enabled("plan")) continue;  // the first verdict counts
+    if (it != expected.end()) c.kind = it->second;            // points follow the plan's kind
+    kept.push_back(c);
   }
-  return {};
+  for (const auto& [name, kind] : expected)
+    if (!seen.count(name)) {
+      std::string why = "not run: no verdict was reported for it";
+      const auto err = std::find_if(r.info.begin(), r.info.end(),
+                                    [](const auto& kv) { return kv.first.rfind("judge_error", 0) == 0; });
+      if (err != r.info.end()) why += " (the judge " + err->second + ")";
+      kept.push_back(failed_check(name, kind, why));
+    }
+  r.checks = kept;
 }
 
 void score(const Rubric& rubric, LabResult& r) {
@@ -177,9 +157,11 @@ std::vector<LabInfo> read_manifest(const std::string& build_dir) {
     std::string item;
     while (std::getline(ss, item, '\t')) f.push_back(item);
     if (f.size() < 6) continue;
-    LabInfo l{f[0], f[1], f[2], f[3], f[4], {}};
+    LabInfo l{f[0], f[1], f[2], f[3], f[4], {}, {}};
     std::stringstream src(f[5]);
     while (std::getline(src, item, ',')) l.sources.push_back(item);
+    std::stringstream fn(f.size() > 6 ? f[6] : "");
+    while (std::getline(fn, item, ',')) l.functions.push_back(item);
     labs.push_back(l);
   }
   return labs;
@@ -203,74 +185,135 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   const Rubric rubric = Rubric::load(lab.rubric);
   const double timeout =
       opt.timeout_override > 0 ? opt.timeout_override : rubric.number_or("lab", "timeout_seconds", 120);
+  const double build_timeout =
+      opt.timeout_override > 0 ? opt.timeout_override : rubric.number_or("lab", "build_timeout_seconds", 300);
 
-  // 1. Put the implementation in place.
-  std::string dir = opt.impl == "solution" ? lab.solution_dir : lab.lab_dir;
-  if (opt.impl == "submission") {
-    dir = lab.submission_dir;
-    for (const auto& s : lab.sources) {
-      const auto found = locate(opt.submission, lab, s);
-      if (!found) {
-        r.checks.push_back(failed_check(
-            "build", "correctness",
-            "the submission " + opt.submission + " has no " + s + " for lab " + lab.id +
-                "\n  hint: pass the file itself, or a directory laid out like the repository"
-                " (labs/" + lab.id + "/" + s + ")"));
-        score(rubric, r);
-        return r;
-      }
-      stage_submission(*found, fs::path(lab.submission_dir) / s);
-      r.source += (r.source.empty() ? "" : ", ") + fs::absolute(*found).string();
+  // 0. The judge (the reference solution's executable: trusted code, built from the pristine
+  // tree) and everything a hand-in links with.
+  const std::string judge_target = "lab-" + lab.id + "-solution";
+  const ProcessResult trusted =
+      run_process({"cmake", "--build", opt.build_dir, "--target", judge_target}, {}, 1800, opt.verbose);
+  if (!trusted.ok()) throw std::runtime_error("building " + judge_target + " failed:\n" + tail_lines(trusted.output, 30));
+  const std::string judge = opt.build_dir + "/grader/labs/" + lab.id + "/" + judge_target;
+
+  // The plan: the judge's checks, known before any code under test runs. Performance checks run
+  // at the first warp size only. max_score never depends on what ran.
+  const std::vector<std::pair<std::string, std::string>> plan = planned_checks(judge, lab.rubric);
+  std::vector<std::string> suffixes;
+  for (int ws : opt.warp_sizes) suffixes.push_back(suffix_of(opt, ws));
+  auto fail_plan = [&](const std::string& message) {
+    for (std::size_t w = 0; w < opt.warp_sizes.size(); ++w)
+      for (const auto& [name, kind] : plan)
+        if (w == 0 || kind != "performance")
+          r.checks.push_back(failed_check(name + suffix_of(opt, opt.warp_sizes[w]), kind,
+                                          w == 0 && &name == &plan.front().first ? message : "not run: " + first_line(message)));
+    score(rubric, r);
+    return r;
+  };
+
+  // 1. The code under test: the reference's own executable, or a hand-in built in the sandbox.
+  std::string runner = judge;
+  const std::string work = opt.build_dir + "/handins/" + lab.id + "-" + opt.impl + "-" + std::to_string(::getpid());
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!std::getenv("GPULAB_KEEP_HANDINS")) fs::remove_all(dir, ec);
     }
+  } cleanup{work};
+  if (opt.impl != "solution") {
+    std::vector<std::string> files;
+    for (const auto& s : lab.sources) {
+      std::string file, resolved;
+      if (opt.impl == "submission") {
+        const auto found = locate(opt.submission, lab, s);
+        if (!found)
+          return fail_plan("the submission " + opt.submission + " has no " + s + " for lab " + lab.id +
+                           "\n  hint: pass the file itself, or a directory laid out like the repository"
+                           " (labs/" + lab.id + "/" + s + ")");
+        file = found->string();
+      } else {
+        file = lab.lab_dir + "/" + s;
+      }
+      const std::string root = opt.impl == "submission" ? opt.submission : file;
+      if (const std::string bad = vetting::resolve_handin_file(root, file, resolved); !bad.empty()) return fail_plan(bad);
+      files.push_back(resolved);
+      r.source += (r.source.empty() ? "" : ", ") + fs::absolute(file).string();
+    }
+    const HandinBuild built = build_handin(opt.build_dir, lab, files, work, build_timeout, opt.verbose);
+    r.isolation = built.isolation;
+    if (!built.ok) return fail_plan(built.message);
+    runner = built.executable;
   } else {
-    for (const auto& s : lab.sources) r.source += (r.source.empty() ? "" : ", ") + dir + "/" + s;
+    for (const auto& s : lab.sources) r.source += (r.source.empty() ? "" : ", ") + lab.solution_dir + "/" + s;
+    fs::create_directories(work);
   }
 
-  // 2. Build it (a compile error fails the lab with the compiler's messages).
-  const std::string target = "lab-" + lab.id + "-" + opt.impl;
-  const ProcessResult build =
-      run_process({"cmake", "--build", opt.build_dir, "--target", target}, {}, 900, opt.verbose);
-  if (!build.ok()) {
-    r.checks.push_back(failed_check("build", "correctness",
-                                    "the code does not compile (" + build.describe() + "):\n" +
-                                        compiler_errors(build.output)));
-    score(rubric, r);
-    return r;
-  }
-
-  // The rubric may forbid symbols (the vendor library a lab is measured against, dlopen): the
-  // implementation's own object files must not reference them.
-  if (const std::string offence = forbidden_references(opt.build_dir, lab, target, rubric); !offence.empty()) {
-    r.checks.push_back(failed_check("build", "correctness", offence));
-    score(rubric, r);
-    return r;
-  }
-
-  // 3. Run the checks in a child process, once per warp size.
-  const std::string binary = opt.build_dir + "/grader/labs/" + lab.id + "/" + target;
+  // 2. Run it in the sandbox, once per warp size, recording into a file only the grader can
+  // see; 3. judge each record with the trusted judge.
   bool first = true;
   for (int ws : opt.warp_sizes) {
-    char tmpl[] = "/tmp/gpulab-report-XXXXXX";
-    const int fd = mkstemp(tmpl);
-    if (fd >= 0) close(fd);
-    std::vector<std::string> argv{binary, "--rubric", lab.rubric, "--report", tmpl, "--seed", opt.seed,
-                                  "--impl", opt.impl};
+    const std::string suffix = suffix_of(opt, ws);
+    const std::string record_path = work + "/record-" + std::to_string(ws) + ".bin";
+    const std::string report_path = work + "/verdicts-" + std::to_string(ws) + ".tsv";
+    const int channel = ::open(record_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+    if (channel < 0) throw std::runtime_error("cannot create " + record_path);
+    std::vector<std::string> argv{runner, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
+                                  "--channel", std::to_string(channel)};
     if (!first) argv.push_back("--no-performance");
-    std::map<std::string, std::string> env;
-    if (ws > 0) env["GPULAB_WARP_SIZE"] = std::to_string(ws);
-    const ProcessResult proc = run_process(argv, env, timeout, opt.verbose);
-    collect(tmpl, opt.backend == "emu" ? " [warp " + std::to_string(ws) + "]" : "", proc, r);
-    std::remove(tmpl);
+    SandboxSpec spec = base_sandbox(opt.build_dir, work + "/run", timeout);
+    fs::create_directories(work + "/run");
+    spec.pass_fds = {channel};
+    if (ws > 0) spec.env["GPULAB_WARP_SIZE"] = std::to_string(ws);
+    if (const char* w = std::getenv("GPULAB_EMU_WORKERS")) spec.env["GPULAB_EMU_WORKERS"] = w;
+    if (opt.backend != "emu") {
+      spec.devices = {"/dev/nvidia*", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/kfd", "/dev/dri"};
+      spec.address_space_bytes = 0;  // GPU runtimes reserve terabytes of virtual address space
+    } else {
+      spec.address_space_bytes = std::size_t{32} << 30;
+    }
+    const ProcessResult proc = confined(argv, spec, opt.verbose);
+    ::close(channel);
+    if (r.isolation.empty() || opt.impl == "solution") r.isolation = proc.isolation;
+
+    std::string status = proc.describe();
+    if (proc.timed_out)
+      status += " (" + std::to_string(int(timeout)) + " s)";
+    const std::string tail = tail_lines(proc.output, 12);
+    std::vector<std::string> jargv{judge, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
+                                   "--replay", record_path, "--report", report_path, "--runner-status", status};
+    if (!first) jargv.push_back("--no-performance");
+    std::map<std::string, std::string> jenv;
+    if (ws > 0) jenv["GPULAB_WARP_SIZE"] = std::to_string(ws);
+    const ProcessResult verdict = run_process(jargv, jenv, std::max(600.0, timeout), opt.verbose);
+    collect(report_path, suffix, verdict, r);
+    if (!proc.ok()) {
+      // Say how the code under test ended, once, on the check it stopped in.
+      std::string why = proc.timed_out
+                            ? "\n  hint: an infinite loop, or a thread spinning on a value another block or thread"
+                              " never writes (there is no ordering between blocks)."
+                            : (tail.empty() ? "" : "\n" + tail);
+      for (auto& c : r.checks)
+        if (!c.passed && c.name.size() >= suffix.size() &&
+            c.name.compare(c.name.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+            c.message.find("while running this check") != std::string::npos) {
+          c.message += why;
+          break;
+        }
+    }
     first = false;
     if (proc.timed_out && ws != opt.warp_sizes.back()) {
       // The other warp sizes would most likely hang too: do not spend their time limits.
       for (std::size_t i = 1; i < opt.warp_sizes.size(); ++i)
-        r.checks.push_back(failed_check("lab_process [warp " + std::to_string(opt.warp_sizes[i]) + "]", "correctness",
-                                        "not run: the run at warp size " + std::to_string(ws) +
-                                            " did not finish within the time limit"));
+        for (const auto& [name, kind] : plan)
+          if (kind != "performance")
+            r.checks.push_back(failed_check(name + suffix_of(opt, opt.warp_sizes[i]), kind,
+                                            "not run: the run at warp size " + std::to_string(ws) +
+                                                " did not finish within the time limit"));
       break;
     }
   }
+  complete_plan(plan, suffixes, r);
   score(rubric, r);
   return r;
 }

@@ -1,15 +1,20 @@
 // gpulab-grade: builds each lab's implementation against the pristine checks, runs the checks
 // in a child process with a time limit, and reports. Usually started through ./gpulab.
+//
+// Exit status: 0 when every graded lab passed, 1 when not, 2 for a usage error or a report that
+// could not be written (a CI job must not take a missing report for a pass).
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <iostream>
+#include <functional>
 #include <map>
-#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,27 +26,34 @@ using namespace gpulab::grade;
 
 namespace {
 
-const char* kUsage =
-    "usage: gpulab grade [LAB...] [options]      grade labs (no LAB: all of them)\n"
-    "       gpulab calibrate [LAB...] [--runs N] [--write]\n"
-    "                                            grade the reference solutions N times (default 3)\n"
-    "                                            on this device and print (--write: store) the\n"
-    "                                            rubric thresholds they suggest\n"
-    "       gpulab list                          the labs this build knows\n"
-    "options:\n"
-    "  --impl student|solution   grade the file you edit in labs/ (default) or the reference\n"
-    "  --submission PATH         grade PATH instead: a lab's file, or a directory laid out like\n"
-    "                            the repository (labs/NN-name/...); the working tree is not touched\n"
-    "  --warp-size 32|64         emulator: run the checks at this warp size only (default: both)\n"
-    "  --seed N                  reuse the random inputs of an earlier run\n"
-    "  --json FILE               write a machine-readable report (schema: docs/report-format.md)\n"
-    "  --junit FILE              write JUnit XML (one test case per check) for CI\n"
-    "  --timeout SECONDS         time limit of each lab process (default: the lab's rubric)\n"
-    "  --verbose                 show the build and the lab processes' output\n";
+std::string g_command = "grade";  // for messages: "gpulab grade: ...", "gpulab calibrate: ..."
 
 [[noreturn]] void usage_error(const std::string& why) {
-  std::fprintf(stderr, "gpulab grade: %s\n\n%s", why.c_str(), kUsage);
+  std::fprintf(stderr, "gpulab %s: %s\n(gpulab %s --help lists the options)\n", g_command.c_str(), why.c_str(),
+               g_command.c_str());
   std::exit(2);
+}
+
+/// A CLI11 check with a message that names what the option takes and the value it got
+/// (CLI11 puts the option's name in front): "--seed: takes ..., not 'notanumber'".
+CLI::Validator takes(const std::string& what, std::function<bool(const std::string&)> ok) {
+  return CLI::Validator(
+      [what, ok](std::string& value) { return ok(value) ? std::string() : "takes " + what + ", not '" + value + "'"; },
+      "");
+}
+
+bool is_uint64(const std::string& s) {
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return false;
+  errno = 0;
+  std::strtoull(s.c_str(), nullptr, 10);
+  return errno != ERANGE;
+}
+
+/// A time limit: positive, finite, at most a day (a larger one would overflow the deadline).
+bool is_seconds(const std::string& s) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  return !s.empty() && !*end && std::isfinite(v) && v > 0 && v <= 86400;
 }
 
 /// Sets `key = value` in [section] of a rubric file, keeping everything else (comments too).
@@ -103,16 +115,8 @@ std::vector<LabInfo> select_labs(const std::vector<LabInfo>& labs, const std::ve
 
 /// Grades the reference solutions `runs` times and prints, per rubric key, the threshold the
 /// worst run suggests (the checks report `suggest.<section>.<key>` = suggestion and measurement).
-int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vector<std::string>& args) {
-  int runs = 3;
-  bool write = false;
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--runs" && i + 1 < args.size()) runs = std::max(1, std::atoi(args[++i].c_str()));
-    else if (args[i] == "--write") write = true;
-    else if (!args[i].empty() && args[i][0] == '-') usage_error("unknown option " + args[i]);
-    else names.push_back(args[i]);
-  }
+int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vector<std::string>& names, int runs,
+              bool write) {
   opt.impl = "solution";
   opt.warp_sizes = opt.backend == "emu" ? std::vector<int>{32} : std::vector<int>{0};
   int status = 0;
@@ -126,7 +130,8 @@ int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vec
       if (!r.passed) {
         std::fprintf(stderr, "  the reference solution did not pass every check (thresholds may be off):\n");
         for (const auto& c : r.checks)
-          if (!c.passed) std::fprintf(stderr, "    %s: %s\n", c.name.c_str(), c.message.c_str());
+          if (!c.passed) std::fprintf(stderr, "    %s: %s\n", console_text(c.name, true).c_str(),
+                       console_text(c.message, false).c_str());
       }
       device = r.info.count("device") ? r.info["device"] : device;
       for (const auto& [key, value] : r.info) {
@@ -139,7 +144,7 @@ int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vec
       }
     }
     std::printf("\n# %s on %s (%s), reference solution, %d run(s): paste into %s\n", lab.id.c_str(),
-                device.c_str(), opt.backend.c_str(), runs, lab.rubric.c_str());
+                console_text(device, true).c_str(), opt.backend.c_str(), runs, lab.rubric.c_str());
     if (suggestion.empty()) {
       std::printf("# (no check of this back-end suggests a threshold)\n");
       continue;
@@ -150,76 +155,61 @@ int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vec
       if (key.substr(0, dot) != section) std::printf("[%s]\n", (section = key.substr(0, dot)).c_str());
       char value[32];
       std::snprintf(value, sizeof value, "%.3g", s.first);
-      std::printf("%s = %s   ; reference measured %s\n", key.substr(dot + 1).c_str(), value, s.second.c_str());
+      std::printf("%s = %s   ; reference measured %s\n", key.substr(dot + 1).c_str(), value,
+                  console_text(s.second, true).c_str());
       if (write && !set_rubric_value(lab.rubric, section, key.substr(dot + 1), value)) status = 1;
     }
   }
   return status;
 }
 
-}  // namespace
+/// Writes the JSON and JUnit reports that were asked for; prints why one could not be written.
+bool write_reports(const Report& report, const std::string& json, const std::string& junit) {
+  bool ok = true;
+  const auto attempt = [&](const std::string& path, const char* what, void (*write)(const Report&, const std::string&)) {
+    if (path.empty()) return;
+    try {
+      write(report, path);
+    } catch (const ReportError& e) {
+      std::fprintf(stderr, "gpulab grade: cannot write the %s report to %s: %s\n", what, path.c_str(), e.what());
+      ok = false;
+    }
+  };
+  attempt(json, "JSON", write_json);
+  attempt(junit, "JUnit", write_junit);
+  return ok;
+}
 
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::printf("%s", kUsage);
-    return args.empty() ? 2 : 0;
-  }
-  const std::string command = args[0];
-  GradeOptions opt;
-  opt.backend = GPULAB_DEFAULT_BACKEND;
-  opt.build_dir = GPULAB_BUILD_DIR;
-  const auto labs = read_manifest(opt.build_dir);
-  if (labs.empty()) usage_error("no labs recorded in " + opt.build_dir + "/gpulab-labs.tsv: configure the build first");
-
-  if (command == "list") {
-    for (const auto& l : labs) std::printf("%s\t%s\n", l.id.c_str(), l.lab_dir.c_str());
-    return 0;
-  }
-  if (command == "calibrate") return calibrate(labs, opt, std::vector<std::string>(args.begin() + 1, args.end()));
-  if (command != "grade") usage_error("unknown command '" + command + "'");
-
-  std::vector<std::string> names;
-  std::string json, junit;
-  int warp = 0;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) usage_error("missing value after " + a);
-      return args[++i];
-    };
-    if (a == "--impl") opt.impl = value();
-    else if (a == "--submission") opt.submission = value();
-    else if (a == "--warp-size") warp = std::atoi(value().c_str());
-    else if (a == "--seed") opt.seed = value();
-    else if (a == "--json") json = value();
-    else if (a == "--junit") junit = value();
-    else if (a == "--timeout") opt.timeout_override = std::atof(value().c_str());
-    else if (a == "--verbose") opt.verbose = true;
-    else if (!a.empty() && a[0] == '-') usage_error("unknown option " + a);
-    else names.push_back(a);
-  }
-  if (!opt.submission.empty()) {
-    if (opt.impl == "solution") usage_error("--submission and --impl solution exclude each other");
-    opt.impl = "submission";
-    if (access(opt.submission.c_str(), R_OK) != 0) usage_error("cannot read the submission " + opt.submission);
-  }
-  if (opt.impl != "student" && opt.impl != "solution" && opt.impl != "submission")
-    usage_error("--impl takes student or solution");
-  if (warp != 0 && warp != 32 && warp != 64) usage_error("--warp-size takes 32 or 64");
-  if (opt.backend == "emu") opt.warp_sizes = warp ? std::vector<int>{warp} : std::vector<int>{32, 64};
-  else {
-    if (warp) std::fprintf(stderr, "gpulab grade: --warp-size applies to the emulator; the GPU's warp size is used\n");
-    opt.warp_sizes = {0};
-  }
-  if (opt.seed.empty()) opt.seed = std::to_string(std::random_device{}() % 1000000000u);
-
-  const std::vector<LabInfo> selected = select_labs(labs, names);
-
+int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const std::string& json,
+          const std::string& junit) {
+  // Before anything runs, each report says "grading incomplete" and lists the planned labs: a
+  // grader that crashes or is killed leaves that, not nothing and not an old report. It is also
+  // the check that every report can be written at all, before minutes of grading.
   Report report;
   report.backend = opt.backend;
+  report.device = "device unknown";
   report.seed = opt.seed;
+  report.complete = false;
   for (const auto& lab : selected) {
+    LabResult planned;
+    planned.lab = lab.id;
+    planned.impl = opt.impl;
+    planned.graded = false;
+    report.labs.push_back(planned);
+  }
+  if (!write_reports(report, json, junit)) return 2;
+  const char* gh = std::getenv("GITHUB_STEP_SUMMARY");
+  if (gh && *gh) {
+    try {
+      append_to_file(gh, "");  // creates it, or checks that it is a regular file
+    } catch (const ReportError& e) {
+      std::fprintf(stderr, "gpulab grade: cannot write the GitHub step summary to %s: %s\n", gh, e.what());
+      return 2;
+    }
+  }
+
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const LabInfo& lab = selected[i];
     std::fprintf(stderr, "grading %s (%s) ...\n", lab.id.c_str(), opt.impl.c_str());
     LabResult r;
     try {
@@ -230,13 +220,127 @@ int main(int argc, char** argv) {
       r.checks.push_back(Check{"grader", "correctness", false, "", "", "", std::string("grader error: ") + e.what()});
       r.max_score = 1;
     }
-    if (report.device.empty() && r.info.count("device")) report.device = r.info["device"];
-    report.labs.push_back(r);
+    if (report.device == "device unknown" && r.info.count("device")) report.device = r.info["device"];
+    report.labs[i] = r;
+    // Still incomplete, but what was graded is kept should a later lab bring the grader down.
+    if (i + 1 < selected.size()) write_reports(report, json, junit);
   }
-  if (report.device.empty()) report.device = "device unknown";
+  report.complete = true;
   print_table(report, isatty(1));
-  if (!json.empty()) write_json(report, json);
-  if (!junit.empty()) write_junit(report, junit);
-  if (const char* gh = std::getenv("GITHUB_STEP_SUMMARY"); gh && *gh) append_github_summary(report, gh);
+  bool written = write_reports(report, json, junit);
+  if (gh && *gh) {
+    try {
+      append_github_summary(report, gh);
+    } catch (const ReportError& e) {
+      std::fprintf(stderr, "gpulab grade: cannot write the GitHub step summary to %s: %s\n", gh, e.what());
+      written = false;
+    }
+  }
+  if (!written) return 2;
   return report.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  GradeOptions opt;
+  opt.backend = GPULAB_DEFAULT_BACKEND;
+  opt.build_dir = GPULAB_BUILD_DIR;
+  std::vector<std::string> names;
+  std::string seed, json, junit;
+  int warp = 0, runs = 3;
+  bool write = false;
+
+  // As before CLI11: an option given twice takes its last value (a verdict test's `// options:`
+  // line overrides the --timeout it is given first).
+  constexpr auto kLastWins = CLI::MultiOptionPolicy::TakeLast;
+  CLI::App app("Grades the labs: builds each implementation against the pristine checks and runs them "
+               "in a child process with a time limit.",
+               "gpulab");
+  app.require_subcommand(1);
+  CLI::App* grade_cmd = app.add_subcommand("grade", "grade labs (no LAB: all of them)");
+  grade_cmd->add_option("LAB", names, "01, 1, 01-coalescing or coalescing")->type_name("");
+  grade_cmd->add_option("--impl", opt.impl, "grade the file you edit in labs/ (student, the default) or the reference")
+      ->type_name("student|solution")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("student or solution", [](const std::string& v) { return v == "student" || v == "solution"; }));
+  grade_cmd->add_option("--submission", opt.submission,
+                        "grade PATH instead: a lab's file, or a directory laid out like the repository "
+                        "(labs/NN-name/...); the working tree is not touched")
+      ->type_name("PATH")
+      ->multi_option_policy(kLastWins);
+  grade_cmd->add_option("--warp-size", warp, "emulator: run the checks at this warp size only (default: both)")
+      ->type_name("32|64")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("32 or 64", [](const std::string& v) { return v == "32" || v == "64"; }));
+  grade_cmd->add_option("--seed", seed, "reuse the random inputs of an earlier run")
+      ->type_name("N")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("an unsigned 64-bit integer", is_uint64));
+  grade_cmd->add_option("--json", json, "write a machine-readable report (schema: docs/report-format.md)")
+      ->type_name("FILE")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
+  grade_cmd->add_option("--junit", junit, "write JUnit XML (one test case per check) for CI")
+      ->type_name("FILE")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
+  CLI::App* calibrate_cmd = app.add_subcommand(
+      "calibrate", "grade the reference solutions N times on this device and print (--write: store) the rubric "
+                   "thresholds they suggest");
+  calibrate_cmd->add_option("LAB", names, "01, 1, 01-coalescing or coalescing")->type_name("");
+  calibrate_cmd->add_option("--runs", runs, "how many times (default 3)")
+      ->type_name("N")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("a whole number from 1 to 100", [](const std::string& v) {
+        return !v.empty() && v.size() <= 3 && v.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoi(v) >= 1 && std::stoi(v) <= 100;
+      }));
+  calibrate_cmd->add_flag("--write", write, "store the suggested thresholds in the rubric files");
+  for (CLI::App* cmd : {grade_cmd, calibrate_cmd}) {
+    cmd->add_option("--timeout", opt.timeout_override, "time limit of each lab process (default: the lab's rubric)")
+        ->type_name("SECONDS")
+      ->multi_option_policy(kLastWins)
+        ->check(takes("a positive number of seconds, at most 86400", is_seconds));
+    cmd->add_flag("--verbose", opt.verbose, "show the build and the lab processes' output");
+  }
+  CLI::App* list_cmd = app.add_subcommand("list", "the labs this build knows");
+
+  if (argc > 1 && (std::string(argv[1]) == "list" || std::string(argv[1]) == "calibrate")) g_command = argv[1];
+  if (argc < 2) {
+    std::fprintf(stderr, "%s", app.help().c_str());
+    return 2;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    usage_error(e.what());
+  }
+
+  const auto labs = read_manifest(opt.build_dir);
+  if (labs.empty()) usage_error("no labs recorded in " + opt.build_dir + "/gpulab-labs.tsv: configure the build first");
+  if (list_cmd->parsed()) {
+    for (const auto& l : labs) std::printf("%s\t%s\n", l.id.c_str(), l.lab_dir.c_str());
+    return 0;
+  }
+  if (calibrate_cmd->parsed()) return calibrate(labs, opt, names, runs, write);
+
+  if (!opt.submission.empty()) {
+    if (opt.impl == "solution") usage_error("--submission and --impl solution exclude each other");
+    opt.impl = "submission";
+    if (access(opt.submission.c_str(), R_OK) != 0) usage_error("cannot read the submission " + opt.submission);
+  }
+  if (!json.empty() && !junit.empty() &&
+      std::filesystem::absolute(json).lexically_normal() == std::filesystem::absolute(junit).lexically_normal())
+    usage_error("--json and --junit name the same file");
+  if (opt.backend == "emu") {
+    opt.warp_sizes = warp ? std::vector<int>{warp} : std::vector<int>{32, 64};
+  } else {
+    if (warp) std::fprintf(stderr, "gpulab grade: --warp-size applies to the emulator; the GPU's warp size is used\n");
+    opt.warp_sizes = {0};
+  }
+  // Printed in the report; --seed N reproduces it (normalised: "007" is 7).
+  opt.seed = std::to_string(seed.empty() ? std::random_device{}() % 1000000000u : std::strtoull(seed.c_str(), nullptr, 10));
+  return grade(select_labs(labs, names), opt, json, junit);
 }

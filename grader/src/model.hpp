@@ -27,6 +27,8 @@ struct LabResult {
   /// namespaces, clean environment, rlimits) or "rlimits" (process group + rlimits + a separate
   /// build directory, where bubblewrap cannot run); empty when nothing ran.
   std::string isolation;
+  /// false only in the "grading incomplete" report written before grading: planned, not graded.
+  bool graded = true;
   bool passed = false;
   double score = 0;
   double max_score = 0;
@@ -40,6 +42,9 @@ struct Report {
   std::string backend;
   std::string device;
   std::string seed;
+  /// false in the report written before grading starts (and rewritten after each lab), so that
+  /// a grader that dies leaves a report saying grading did not finish.
+  bool complete = true;
   std::vector<LabResult> labs;
   bool passed() const {
     for (const auto& l : labs)
@@ -53,6 +58,7 @@ struct LabInfo {
   std::string id;  ///< e.g. 01-coalescing
   std::string lab_dir, solution_dir, submission_dir, rubric;
   std::vector<std::string> sources;
+  std::vector<std::string> functions;  ///< the contract's functions the code under test defines
 };
 
 }  // namespace gpulab::grade

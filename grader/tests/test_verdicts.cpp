@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -21,6 +22,7 @@
 #include "xml_check.hpp"
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace {
 
@@ -84,38 +86,43 @@ std::string read(const std::string& path) {
   return os.str();
 }
 
-struct CheckLine {
-  std::string kind;
-  bool passed;
-  std::string text;
-};
+/// The JSON report, parsed; a report that does not parse (or is missing) fails the test there.
+json parse_report(const std::string& text) {
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    ADD_FAILURE() << "the JSON report does not parse: " << e.what() << "\n" << text;
+    return json::object();
+  }
+}
+
+/// Runs gpulab-grade; GitHub's step summary is left alone (these runs are not CI's grading).
+int run_grader(const std::string& args) {
+  return std::system(("env -u GITHUB_STEP_SUMMARY " + std::string(GPULAB_GRADER) + " " + args).c_str());
+}
 
 class Verdict : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
   const Case& c = GetParam();
   if (c.expect.empty()) GTEST_SKIP() << c.file << " states no verdict for the " << GPULAB_BACKEND_NAME << " back-end";
-  const std::string json = (fs::temp_directory_path() / ("gpulab-verdict-" + std::to_string(::getpid()) + ".json")).string();
-  std::remove(json.c_str());
   // A `.expect` file grades the repository's own implementation named by its stem.
   const std::string stem = c.file.stem().string();
   std::string what = c.file.extension() == ".expect" ? "--impl " + stem : "--submission '" + c.file.string() + "'";
-  const std::string cmd = std::string(GPULAB_GRADER) + " grade " + c.lab + " " + what + " --timeout 60" + c.options +
-                          " --json " + json + " --junit " + json + ".xml > " + json + ".log 2>&1";
-  const int rc = std::system(cmd.c_str());
-  const std::string report = read(json);
-  ASSERT_FALSE(report.empty()) << "no JSON report was written (exit " << rc << "):\n" << read(json + ".log");
-  std::vector<CheckLine> checks;
-  bool lab_passed = false;
-  std::istringstream in(report);
-  std::string line;
-  const std::regex check_re(R"re("kind": "(\w+)", "passed": (true|false))re");
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (line.find("{\"lab\":") != std::string::npos) lab_passed = line.find("\"passed\": true") != std::string::npos;
-    if (line.find("{\"name\":") != std::string::npos && std::regex_search(line, m, check_re))
-      checks.push_back({m[1].str(), m[2].str() == "true", line});
-  }
+  const std::string out = (fs::temp_directory_path() / ("gpulab-verdict-" + std::to_string(::getpid()) + ".json")).string();
+  std::remove(out.c_str());
+  const int rc = run_grader("grade " + c.lab + " " + what + " --timeout 60" + c.options + " --json " + out +
+                            " --junit " + out + ".xml > " + out + ".log 2>&1");
+  const std::string report = read(out);
+  ASSERT_FALSE(report.empty()) << "no JSON report was written (exit " << rc << "):\n" << read(out + ".log");
+  json j = parse_report(report);
+  ASSERT_TRUE(j.contains("labs") && j["labs"].size() == 1) << report;
+  json& lab = j["labs"][0];
+  EXPECT_EQ(j["complete"], true) << report;
+  EXPECT_EQ(lab["status"], "graded") << report;
+  EXPECT_TRUE(lab.contains("isolation") && lab["isolation"].is_string()) << report;
+  const bool lab_passed = lab.value("passed", false);
+  json& checks = lab["checks"];
   ASSERT_FALSE(checks.empty()) << report;
   for (const auto& e : c.expect) {
     if (e.kind == "lab") {
@@ -123,11 +130,13 @@ TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
       continue;
     }
     bool any = false, all_pass = true, said = e.substring.empty();
-    for (const auto& ch : checks) {
-      if (ch.kind != e.kind) continue;
+    for (auto& ch : checks) {
+      if (ch["kind"] != e.kind) continue;
       any = true;
-      all_pass = all_pass && ch.passed;
-      if (!ch.passed && ch.text.find(e.substring) != std::string::npos) said = true;
+      const bool passed = ch.value("passed", false);
+      all_pass = all_pass && passed;
+      const std::string text = ch.value("name", "") + " " + ch.value("message", "");
+      if (!passed && text.find(e.substring) != std::string::npos) said = true;
     }
     EXPECT_TRUE(any) << "no " << e.kind << " check in the report\n" << report;
     if (e.pass) {
@@ -139,13 +148,14 @@ TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
   }
   EXPECT_EQ(rc == 0, lab_passed) << "the exit status must be 0 exactly when everything passed";
   // The JUnit file of the same run is well formed, whatever the messages held.
-  const std::string junit = read(json + ".xml");
+  const std::string junit = read(out + ".xml");
   std::string why;
   EXPECT_TRUE(well_formed_xml(junit, why)) << why << "\n" << junit;
   EXPECT_NE(junit.find("<testcase"), std::string::npos);
-  std::remove((json + ".xml").c_str());
-  std::remove(json.c_str());
-  std::remove((json + ".log").c_str());
+  EXPECT_EQ(junit.find("grading incomplete"), std::string::npos) << junit;
+  std::remove((out + ".xml").c_str());
+  std::remove(out.c_str());
+  std::remove((out + ".log").c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Submissions, Verdict, ::testing::ValuesIn(all_cases()), [](const auto& info) {
@@ -159,26 +169,20 @@ INSTANTIATE_TEST_SUITE_P(Submissions, Verdict, ::testing::ValuesIn(all_cases()),
 
 namespace {
 
-std::string grade_to_json(const std::string& args, int* rc = nullptr) {
-  const std::string json = (fs::temp_directory_path() / ("gpulab-e2e-" + std::to_string(::getpid()) + ".json")).string();
-  std::remove(json.c_str());
-  const std::string cmd = std::string(GPULAB_GRADER) + " grade " + args + " --json " + json + " > " + json + ".log 2>&1";
-  const int status = std::system(cmd.c_str());
+json grade_to_json(const std::string& args, int* rc = nullptr) {
+  const std::string out = (fs::temp_directory_path() / ("gpulab-e2e-" + std::to_string(::getpid()) + ".json")).string();
+  std::remove(out.c_str());
+  const int status = run_grader("grade " + args + " --json " + out + " > " + out + ".log 2>&1");
   if (rc) *rc = status;
-  const std::string report = read(json);
-  std::remove(json.c_str());
-  std::remove((json + ".log").c_str());
-  return report;
+  const std::string report = read(out);
+  std::remove(out.c_str());
+  std::remove((out + ".log").c_str());
+  return report.empty() ? json::object() : parse_report(report);
 }
 
-/// The check lines of a JSON report (one per line), without the fields that legitimately vary.
-std::vector<std::string> check_lines(const std::string& report) {
-  std::vector<std::string> out;
-  std::istringstream in(report);
-  std::string line;
-  while (std::getline(in, line))
-    if (line.find("{\"name\":") != std::string::npos) out.push_back(line);
-  return out;
+/// The checks of a JSON report's first lab (name, verdict, value, message: all that the seed fixes).
+json checks_of(json report) {
+  return report.contains("labs") && !report["labs"].empty() ? report["labs"][0]["checks"] : json::array();
 }
 
 }  // namespace
@@ -189,23 +193,26 @@ TEST(Grader, GradesADirectoryLaidOutLikeTheRepository) {
   fs::copy_file(fs::path(GPULAB_SUBMISSIONS_DIR) / "01-coalescing" / "good_warp_shuffle.cu",
                 dir / "labs" / "01-coalescing" / "row_sum.cu", fs::copy_options::overwrite_existing);
   int rc = -1;
-  const std::string report = grade_to_json("01 --submission " + dir.string() + " --warp-size 32", &rc);
-  EXPECT_EQ(rc, 0) << report;
-  EXPECT_NE(report.find("\"passed\": true"), std::string::npos) << report;
-  EXPECT_NE(report.find((dir / "labs" / "01-coalescing" / "row_sum.cu").string()), std::string::npos) << report;
+  json report = grade_to_json("01 --submission " + dir.string() + " --warp-size 32", &rc);
+  EXPECT_EQ(rc, 0) << report.dump(2);
+  EXPECT_EQ(report.value("passed", false), true) << report.dump(2);
+  ASSERT_FALSE(report.value("labs", json::array()).empty()) << report.dump(2);
+  EXPECT_NE(report["labs"][0]["source"].get<std::string>().find((dir / "labs" / "01-coalescing" / "row_sum.cu").string()),
+            std::string::npos)
+      << report.dump(2);
 
   fs::remove(dir / "labs" / "01-coalescing" / "row_sum.cu");
-  const std::string missing = grade_to_json("01 --submission " + dir.string(), &rc);
+  const json missing = grade_to_json("01 --submission " + dir.string(), &rc);
   EXPECT_NE(rc, 0);
-  EXPECT_NE(missing.find("has no row_sum.cu for lab 01-coalescing"), std::string::npos) << missing;
+  EXPECT_NE(missing.dump().find("has no row_sum.cu for lab 01-coalescing"), std::string::npos) << missing.dump(2);
   fs::remove_all(dir);
 }
 
 TEST(Grader, TheSameSeedGivesTheSameReport) {
   if (std::string(GPULAB_BACKEND_NAME) != "emu") GTEST_SKIP() << "GPU timings vary from run to run";
   const std::string stub = (fs::path(GPULAB_SUBMISSIONS_DIR) / "01-coalescing" / "race_missing_syncthreads.cu").string();
-  const auto first = check_lines(grade_to_json("01 --seed 4242 --submission " + stub));
-  const auto second = check_lines(grade_to_json("01 --seed 4242 --submission " + stub));
+  const json first = checks_of(grade_to_json("01 --seed 4242 --submission " + stub));
+  const json second = checks_of(grade_to_json("01 --seed 4242 --submission " + stub));
   ASSERT_FALSE(first.empty());
   EXPECT_EQ(first, second);
 }

@@ -4,6 +4,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -45,7 +46,7 @@ const StaticRanges& static_ranges() {
   return r;
 }
 
-enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned };
+enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned, kHostAccess };
 
 std::string ids(const Worker& w, const Thread& t) { return describe_thread(w, t); }
 
@@ -99,12 +100,63 @@ std::string near_allocation(const Launch& L, std::uintptr_t a, unsigned size, bo
   return os.str();
 }
 
-bool in_device(const Launch& L, std::uintptr_t a, unsigned size) {
+/// Index in L.allocations of the allocation holding [a, a+size), or -1.
+long find_device(const Launch& L, std::uintptr_t a, unsigned size) {
   const auto& v = L.allocations;
   auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(a, ~std::size_t{0}));
-  if (it == v.begin()) return false;
+  if (it == v.begin()) return -1;
   --it;
-  return a >= it->first && a + size <= it->first + it->second;
+  return a >= it->first && a + size <= it->first + it->second ? it - v.begin() : -1;
+}
+bool in_device(const Launch& L, std::uintptr_t a, unsigned size) { return find_device(L, a, size) >= 0; }
+
+/// Sets the bits of bytes [offset, offset+size) (size <= 16: at most two words). Atomic, as
+/// several workers mark one bitmap; a word whose bits are all set already is only read, so
+/// re-reading data (the common case) costs no locked instruction and no cache-line ping-pong.
+inline void set_bits(std::uint64_t* bits, std::size_t offset, unsigned size) {
+  auto set = [](std::uint64_t* word, std::uint64_t m) {
+    if ((__atomic_load_n(word, __ATOMIC_RELAXED) & m) != m) __atomic_fetch_or(word, m, __ATOMIC_RELAXED);
+  };
+  const unsigned b = offset & 63;
+  std::uint64_t* w = bits + (offset >> 6);
+  if (b + size <= 64) {
+    set(w, (size == 64 ? ~0ull : (1ull << size) - 1) << b);
+  } else {
+    set(w, ~0ull << b);
+    set(w + 1, (1ull << (b + size - 64)) - 1);
+  }
+}
+
+/// A kernel's global access during a watch: which bytes it loaded / stored (atomics: both).
+void watch_mark(const Launch& L, long index, std::uintptr_t a, unsigned size, std::uint8_t flags) {
+  WatchBits& wb = *L.watch_bits[static_cast<std::size_t>(index)];
+  const std::size_t offset = a - wb.base;
+  if (!(flags & kStore) || (flags & kAtomic)) set_bits(watch_bitmap(wb, 0), offset, size);
+  if (flags & kStore) set_bits(watch_bitmap(wb, 1), offset, size);
+}
+
+/// A load or store by host code of a traced file (not inside a kernel). Legal on the emulator,
+/// where device memory is host memory, but an illegal address on a GPU: reported, not stopped,
+/// so that the program runs on and the grader can say what happened.
+void host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
+  std::uintptr_t base = 0;
+  std::size_t bytes = 0;
+  if (!device_allocation_of(a, size, base, bytes)) return;  // host memory: nothing to say
+  watch_note_host_access(ra, store);
+  if (!g_sanitizer || bump_finding(kHostAccess, ra)) return;
+  FindingRecord f;
+  f.kind = kHostAccess;
+  f.ra = ra;
+  // After the kernels' findings, in the order host code first made them.
+  static std::atomic<unsigned long long> order{0};
+  f.block = (1ull << 63) + order++;
+  f.count = 1;
+  f.detail = std::string("host code ") + (store ? "wrote" : "read") + " device memory directly (" +
+             describe_device_bytes(base, bytes, a - base, size) +
+             "): on a GPU the host cannot dereference a device pointer (illegal address). " +
+             (store ? "Write a host array and copy it with gpulab::copy_to_device / cudaMemcpy instead."
+                    : "Copy it with gpulab::copy_to_host / cudaMemcpy first.");
+  add_finding(f);
 }
 
 void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra,
@@ -167,7 +219,10 @@ void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t 
 
 void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
   Worker* w = this_worker;
-  if (!w || !w->current) return;  // host code of a kernel file
+  if (!w || !w->current) {  // host code of a kernel file
+    host_access(reinterpret_cast<std::uintptr_t>(p), size, flags & kStore, ra);
+    return;
+  }
   Thread& t = *w->current;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const Launch& L = *w->launch;
@@ -193,7 +248,8 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     record(*w, t, a, size, flags | kShared, ra);
     return;
   }
-  if (in_device(L, a, size)) {
+  if (const long index = find_device(L, a, size); index >= 0) {
+    if (L.watched) watch_mark(L, index, a, size, flags);
     record(*w, t, a, size, flags, ra);
     return;
   }
@@ -247,6 +303,7 @@ const char* finding_kind_name(int kind) {
     case kRaceWriteRead: return "race";
     case kUninitShared: return "uninitialized-shared";
     case kMisaligned: return "misaligned";
+    case kHostAccess: return "host-access";
     default: return "finding";
   }
 }
@@ -260,7 +317,7 @@ const char* finding_hint(int kind) {
     case kRaceReadWrite: return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";
     case kUninitShared: return "write every shared element before reading it, and __syncthreads() before other threads read it";
     case kMisaligned: return "on a GPU this is a misaligned-address error: use float4 (16-byte) accesses only where the address is a multiple of 16";
-    default: return "";
+    default: return "";  // host-access: its message says what to do
   }
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,21 @@ struct FindingRecord {
   long long count = 0;
 };
 
+/// One device allocation's kernel-access bitmaps while a watch is active (watch.cpp): bit i of
+/// bits[0] / bits[1] says byte i was loaded / stored by a kernel. Each bitmap is allocated on
+/// the first access of that kind, so a watch costs nothing for memory no kernel touches.
+struct WatchBits {
+  std::uintptr_t base = 0;
+  std::size_t bytes = 0;
+  std::atomic<std::uint64_t*> bits[2] = {};
+  WatchBits(std::uintptr_t b, std::size_t n) : base(b), bytes(n) {}
+  WatchBits(const WatchBits&) = delete;
+  WatchBits& operator=(const WatchBits&) = delete;
+  ~WatchBits() {
+    for (auto& b : bits) std::free(b.load());
+  }
+};
+
 /// A fiber stack with a PROT_NONE guard page below it.
 struct Stack {
   void* base = nullptr;    ///< start of the mapping (the guard page)
@@ -99,6 +115,9 @@ struct Launch {
   std::size_t closure_bytes = 0;
   /// Device allocations [begin, begin + bytes), sorted: a snapshot, stable during the launch.
   std::vector<std::pair<std::uintptr_t, std::size_t>> allocations;
+  /// Launched during a watch: watch_bits[i] holds allocations[i]'s bitmaps (else empty).
+  bool watched = false;
+  std::vector<WatchBits*> watch_bits;
 };
 
 /// Everything one worker OS thread needs while it runs a block.
@@ -163,6 +182,37 @@ void tracing_begin_block(Worker& w);
 void tracing_end_block(Worker& w);
 /// A snapshot of the device allocations, for a launch.
 std::vector<std::pair<std::uintptr_t, std::size_t>> allocation_snapshot();
+/// The live device allocation holding [a, a+size): its start and size. Cheap and lock-free in
+/// the common case (a per-thread copy of the allocation table), for host code's accesses.
+bool device_allocation_of(std::uintptr_t a, std::size_t size, std::uintptr_t& base, std::size_t& bytes);
+/// A size for messages: "100 GB", "1.5 MB", "12 bytes" (binary units).
+std::string format_bytes(std::size_t bytes);
+
+// The watch (watch.cpp).
+/// Called once per launch, before its workers start: gives it bitmaps if a watch is active.
+void watch_begin_launch(Launch& L);
+/// The first access of a kind to an allocation during a watched launch: allocates its bitmap.
+std::uint64_t* watch_bitmap_slow(WatchBits& wb, int which);
+inline std::uint64_t* watch_bitmap(WatchBits& wb, int which) {
+  std::uint64_t* b = wb.bits[which].load(std::memory_order_acquire);
+  return b ? b : watch_bitmap_slow(wb, which);
+}
+/// Sectors moved by a block of a watched launch (metrics.cpp, at block end).
+void watch_add_sectors(long long load_sectors, long long store_sectors);
+/// Host code of a traced file loaded or stored device memory (access.cpp).
+void watch_note_host_access(std::uintptr_t return_address, bool store);
+/// "4 bytes at sums + 8" (a labelled allocation) or "4 bytes at offset 8 of a 400-byte device
+/// allocation".
+std::string describe_device_bytes(std::uintptr_t base, std::size_t bytes, std::size_t offset, unsigned size);
+/// An allocation is being freed: its bitmaps and label go (its address may be reused).
+void watch_forget_allocation(std::uintptr_t base);
+
+// Findings outside a block (metrics.cpp): host code's direct accesses to device memory.
+/// Counts one more occurrence of (kind, ra) if it is already known; false if it is new.
+bool bump_finding(int kind, std::uintptr_t return_address);
+void add_finding(const FindingRecord& f);
+/// file:line of a return address in a traced file (thread-safe).
+std::pair<std::string, int> symbolize(std::uintptr_t return_address);
 void shared_memory_range(std::uintptr_t& begin, std::uintptr_t& end);
 
 // The executable's static TLS block: where `__shared__` variables live (shared_memory.cpp).

@@ -136,6 +136,12 @@ void tracing_end_block(Worker& w) {
     }
     v.clear();
   }
+  if (w.launch->watched) {
+    long long loads = 0, stores = 0;
+    for (const auto& [k, t] : local)
+      if (!(k.flags & kShared)) (k.flags & kStore ? stores : loads) += t.units;
+    watch_add_sectors(loads, stores);
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   for (const auto& [k, t] : local) g_totals[k].add(t);
   g_dropped += w.dropped;
@@ -155,6 +161,28 @@ void tracing_end_block(Worker& w) {
   w.findings.clear();
 }
 
+bool bump_finding(int kind, std::uintptr_t ra) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (FindingRecord& g : g_findings)
+    if (g.kind == kind && g.ra == ra) {
+      ++g.count;
+      ++g_findings_total;
+      return true;
+    }
+  return false;
+}
+
+void add_finding(const FindingRecord& f) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_findings_total += f.count;
+  for (FindingRecord& g : g_findings)
+    if (g.kind == f.kind && g.ra == f.ra) {  // another thread added it meanwhile
+      g.count += f.count;
+      return;
+    }
+  g_findings.push_back(f);
+}
+
 }  // namespace gpulab::emu::detail
 
 namespace gpulab::emu {
@@ -172,7 +200,12 @@ struct Symbolizer {
     backtrace_pcinfo(
         state, ra - 1,
         [](void* d, std::uintptr_t, const char* file, int line, const char*) {
-          if (file) static_cast<std::vector<std::pair<std::string, int>>*>(d)->emplace_back(file, line);
+          if (!file) return 0;
+          // DWARF 5 line tables may name the main file by its absolute path, relative to the
+          // build directory; libbacktrace then joins them ("/build//src/x.cu"): keep the path.
+          std::string f = file;
+          if (const auto k = f.find("//"); k != std::string::npos) f.erase(0, k + 1);
+          static_cast<std::vector<std::pair<std::string, int>>*>(d)->emplace_back(f, line);
           return 0;
         },
         [](void*, const char*, int) {}, &frames);
@@ -196,6 +229,14 @@ Symbolizer& symbolizer() {
 }
 
 }  // namespace
+
+std::pair<std::string, int> detail::symbolize(std::uintptr_t ra) {
+  // libbacktrace's state and the cache are shared: the metrics, the findings and the watch's
+  // host accesses ask from different threads.
+  static std::mutex m;
+  std::lock_guard<std::mutex> lock(m);
+  return symbolizer().lookup(ra);
+}
 
 double LineMetrics::efficiency() const {
   if (!units) return 1.0;
@@ -226,7 +267,7 @@ std::vector<LineMetrics> metrics_by_line() {
   std::lock_guard<std::mutex> lock(g_mutex);
   std::map<std::tuple<unsigned long long, std::string, int, int>, LineMetrics> merged;
   for (const auto& [k, t] : g_totals) {
-    const auto [file, line] = symbolizer().lookup(k.ra);
+    const auto [file, line] = symbolize(k.ra);
     const std::string launch = std::string(k.launch_file ? k.launch_file : "?") + ":" + std::to_string(k.launch_line);
     LineMetrics& m = merged[{k.launch_id, file, line, k.flags}];
     m.launch_id = static_cast<long long>(k.launch_id);
@@ -283,18 +324,32 @@ std::vector<Finding> findings() {
   std::sort(sorted.begin(), sorted.end(), [](const FindingRecord& a, const FindingRecord& b) {
     return std::tie(a.block, a.kind, a.ra) < std::tie(b.block, b.kind, b.ra);
   });
+  // Records are per instruction; a line can hold several (an unrolled loop): one finding per
+  // (kind, line), described by its first record, counting them all.
   std::vector<Finding> out;
+  std::map<std::tuple<int, std::string, int>, std::size_t> index;
+  std::vector<const FindingRecord*> first;
   for (const auto& f : sorted) {
-    const auto [file, line] = symbolizer().lookup(f.ra);
+    const auto [file, line] = symbolize(f.ra);
+    const auto [it, fresh] = index.emplace(std::make_tuple(f.kind, file, line), out.size());
+    if (!fresh) {
+      out[it->second].count += f.count;
+      continue;
+    }
     Finding r;
     r.kind = detail::finding_kind_name(f.kind);
     r.file = file;
     r.line = line;
     r.count = f.count;
-    r.message = file + ":" + std::to_string(line) + ": " + f.detail +
-                (f.count > 1 ? " (seen " + std::to_string(f.count) + " times)" : "") + "\n  hint: " +
-                detail::finding_hint(f.kind);
     out.push_back(r);
+    first.push_back(&f);
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    Finding& r = out[i];
+    const std::string hint = detail::finding_hint(first[i]->kind);
+    r.message = r.file + ":" + std::to_string(r.line) + ": " + first[i]->detail +
+                (r.count > 1 ? " (seen " + std::to_string(r.count) + " times)" : "") +
+                (hint.empty() ? "" : "\n  hint: " + hint);
   }
   return out;
 }

@@ -1,10 +1,14 @@
 // Emulator configuration, the pending-fault record and device memory.
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -32,9 +36,25 @@ struct Config {
     worker_count = env_int("GPULAB_EMU_WORKERS",
                            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     stack = static_cast<std::size_t>(env_int("GPULAB_EMU_STACK_KB", 64)) * 1024;
+    const int mb = env_int("GPULAB_EMU_DEVICE_MEMORY_MB", 0);
+    device_memory = mb > 0 ? static_cast<std::size_t>(mb) << 20 : default_device_memory();
+  }
+  /// Half of the memory this process may use (the machine's, or its cgroup's limit when lower),
+  /// at most 16 GiB: device allocations are real memory (filled with 0xFF), and without a
+  /// limit a huge cudaMalloc would take the machine's memory until the OS kills the process.
+  static std::size_t default_device_memory() {
+    std::size_t total = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+    for (const char* limit : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+      std::ifstream in(limit);
+      unsigned long long v = 0;
+      if (in >> v && v > 0 && v < total) total = static_cast<std::size_t>(v);  // "max" fails to parse
+    }
+    return std::min<std::size_t>(total / 2, std::size_t{16} << 30);
   }
   int worker_count = 1;
   std::size_t stack = 64 * 1024;
+  std::size_t device_memory = 0;
 };
 Config& config() {
   static Config c;
@@ -56,6 +76,12 @@ std::map<std::uintptr_t, Allocation>& allocations() {
   static std::map<std::uintptr_t, Allocation> m;
   return m;
 }
+std::size_t g_device_used = 0;  ///< page-rounded bytes of the live allocations (memory_mutex)
+/// Changes whenever an allocation comes or goes: per-thread copies of the table check it.
+std::atomic<std::uint64_t> g_generation{1};
+/// Lowest and highest address of any device mapping so far: host accesses outside skip the
+/// table (most host data, the stack and small heap blocks, lies outside).
+std::atomic<std::uintptr_t> g_lowest{~std::uintptr_t{0}}, g_highest{0};
 // Inaccessible regions around every device allocation: a store far out of bounds faults (and is
 // reported with the thread's ids) instead of silently corrupting the emulator's own memory.
 constexpr std::size_t kPage = 4096, kGuardBefore = 64 * 1024, kGuardAfter = 1024 * 1024;
@@ -92,30 +118,78 @@ bool fault_pending() {
   return !pending.kind.empty();
 }
 
-void* device_alloc(std::size_t bytes) {
-  const std::size_t body = std::max<std::size_t>(kPage, (bytes + kPage - 1) / kPage * kPage);
+std::size_t device_memory_bytes() { return config().device_memory; }
+std::size_t device_memory_used() {
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  return g_device_used;
+}
+void set_device_memory_bytes(std::size_t bytes) { config().device_memory = bytes; }
+
+void* device_alloc(std::size_t bytes, std::string* refusal) {
+  const std::size_t capacity = device_memory_bytes();
+  auto refuse = [&](const std::string& why) -> void* {
+    if (refusal) *refusal = detail::format_bytes(bytes) + ": " + why;
+    return nullptr;
+  };
+  std::size_t body = 0;
+  {
+    // Reserve before mapping, so that concurrent allocations cannot both take the last bytes.
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    const std::size_t left = capacity - std::min(capacity, g_device_used);
+    // Compared before rounding up: a size near SIZE_MAX must not wrap around to a small one.
+    if (bytes <= left) body = std::max<std::size_t>(kPage, (bytes + kPage - 1) / kPage * kPage);
+    if (bytes > left || body > left)
+      return refuse("the emulated device has " + detail::format_bytes(left) + " left of " +
+                    detail::format_bytes(capacity) +
+                    " (set GPULAB_EMU_DEVICE_MEMORY_MB to change it); a GPU would fail this allocation "
+                    "too (cudaErrorMemoryAllocation)");
+    g_device_used += body;
+  }
+  auto unreserve = [&] {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    g_device_used -= body;
+  };
   const std::size_t mapped = kGuardBefore + body + kGuardAfter;
   void* base = mmap(nullptr, mapped, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (base == MAP_FAILED) throw std::bad_alloc();
+  if (base == MAP_FAILED) {
+    const int err = errno;
+    unreserve();
+    return refuse(std::string("the emulator could not map it (") + std::strerror(err) + ")");
+  }
   char* p = static_cast<char*>(base) + kGuardBefore;
   if (mprotect(p, body, PROT_READ | PROT_WRITE) != 0) {
+    const int err = errno;
     munmap(base, mapped);
-    throw std::bad_alloc();
+    unreserve();
+    return refuse(std::string("the emulator could not map it (") + std::strerror(err) + ")");
   }
+  // Unwritten device memory reads as NaN / -1: this touches every page, which the cap bounds.
   std::memset(p, 0xFF, body);
+  const auto b = reinterpret_cast<std::uintptr_t>(base);
+  std::uintptr_t cur = g_lowest.load();
+  while (b < cur && !g_lowest.compare_exchange_weak(cur, b)) {
+  }
+  cur = g_highest.load();
+  while (b + mapped > cur && !g_highest.compare_exchange_weak(cur, b + mapped)) {
+  }
   std::lock_guard<std::mutex> lock(memory_mutex);
   allocations()[reinterpret_cast<std::uintptr_t>(p)] = Allocation{bytes, base, mapped};
+  g_generation.fetch_add(1);
   return p;
 }
 void device_free(void* p) {
   if (!p) return;
   Allocation a{};
+  // Before the address can be reused: a new allocation there must not inherit the bitmaps.
+  detail::watch_forget_allocation(reinterpret_cast<std::uintptr_t>(p));
   {
     std::lock_guard<std::mutex> lock(memory_mutex);
     auto it = allocations().find(reinterpret_cast<std::uintptr_t>(p));
     if (it == allocations().end()) return;
     a = it->second;
     allocations().erase(it);
+    g_device_used -= std::max<std::size_t>(kPage, (a.bytes + kPage - 1) / kPage * kPage);
+    g_generation.fetch_add(1);
   }
   munmap(a.mapping, a.mapped);
 }
@@ -155,6 +229,45 @@ std::vector<std::pair<std::uintptr_t, std::size_t>> allocation_snapshot() {
   std::vector<std::pair<std::uintptr_t, std::size_t>> out;
   for (const auto& [p, a] : allocations()) out.emplace_back(p, a.bytes);
   return out;
+}
+
+bool device_allocation_of(std::uintptr_t a, std::size_t size, std::uintptr_t& base, std::size_t& bytes) {
+  if (a < g_lowest.load(std::memory_order_relaxed) || a >= g_highest.load(std::memory_order_relaxed)) return false;
+  struct Copy {
+    std::uint64_t generation = 0;
+    std::vector<std::pair<std::uintptr_t, std::size_t>> table;
+  };
+  static thread_local Copy copy;
+  const std::uint64_t gen = g_generation.load(std::memory_order_acquire);
+  if (copy.generation != gen) {  // read the generation first: a change meanwhile refreshes again
+    copy.table = allocation_snapshot();
+    copy.generation = gen;
+  }
+  const auto& v = copy.table;
+  auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(a, ~std::size_t{0}));
+  if (it == v.begin()) return false;
+  --it;
+  if (a < it->first || a - it->first > it->second || size > it->second - (a - it->first)) return false;
+  base = it->first;
+  bytes = it->second;
+  return true;
+}
+
+std::string format_bytes(std::size_t bytes) {
+  const char* units[] = {"bytes", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  double v = static_cast<double>(bytes);
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  std::string s = buf;
+  const auto dot0 = s.find(".0 ");
+  if (dot0 != std::string::npos) s.erase(dot0, 2);  // "12.0 GB" -> "12 GB"
+  return s;
 }
 }  // namespace gpulab::emu::detail
 

@@ -9,11 +9,10 @@
 #include <iostream>
 #include <random>
 
+#include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/protocol.hpp"
 #include "gpulab/host.hpp"
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-#include "gpulab/emu/metrics.hpp"
-#endif
+#include "kit_record.hpp"
 
 namespace gpulab::grade {
 namespace {
@@ -67,6 +66,7 @@ class Reporter : public ::testing::EmptyTestEventListener {
     g_check = CheckState{};
     g_check.name = check_name(t);
     failures_.clear();
+    kit::record::begin_check(g_check.name);
     emit({"begin", g_check.name});
   }
   void OnTestPartResult(const ::testing::TestPartResult& r) override {
@@ -99,8 +99,10 @@ std::uint64_t fnv1a(const std::string& s) {
 
 [[noreturn]] void usage(const char* why) {
   std::cerr << "lab process: " << why
-            << "\nusage: <lab> --rubric FILE [--report FILE] [--seed N] [--impl NAME]"
-               " [--no-performance] [gtest flags]\n";
+            << "\nusage: <lab> --rubric FILE [--seed N] [--impl NAME] [--no-performance]\n"
+               "         [--channel FD]                          runner: record what the code under test does\n"
+               "         [--replay FILE --report FILE [--runner-status TEXT]]   judge: replay and decide\n"
+               "       (with neither: run and judge in this process, for a quick look)\n";
   std::exit(2);
 }
 
@@ -122,30 +124,11 @@ void record(double value, double threshold, const std::string& unit) {
 void note(const std::string& text) { g_check.notes.push_back(text); }
 void info(const std::string& key, const std::string& value) { emit({"info", key, value}); }
 void not_measured(const std::string& why) { g_check.not_measured = why; }
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-void fail_on_sanitizer_findings() {
-  const auto found = emu::findings();
-  record(static_cast<double>(emu::findings_total()), 0, "findings");
-  for (std::size_t i = 0; i < found.size() && i < 5; ++i) ADD_FAILURE() << found[i].kind << ": " << found[i].message;
-  if (found.size() > 5) ADD_FAILURE() << "... and " << found.size() - 5 << " more kinds of finding";
+void emit_metric(const std::vector<std::string>& fields) {
+  std::vector<std::string> line{"metric", g_check.name};
+  line.insert(line.end(), fields.begin(), fields.end());
+  emit(line);
 }
-
-void report_metrics() {
-  const auto lines = emu::metrics_by_line();
-  info("metrics", emu::format_metrics(lines));
-  for (const auto& m : lines)
-    emit({"metric", g_check.name, m.launch, m.file.substr(m.file.rfind('/') + 1) + ":" + std::to_string(m.line),
-          m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load", std::to_string(m.requests),
-          number(m.per_request()), number(m.ideal_per_request()), number(m.efficiency()),
-          std::to_string(m.lane_stride_bytes)});
-}
-
-bool metrics_measurable() {
-  if (emu::metrics_available()) return true;
-  not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
-  return false;
-}
-#endif
 
 void suggest_threshold(const std::string& key, double measured, double factor) {
   info("suggest." + backend_section("performance") + "." + key, number(measured * factor) + "\t" + number(measured));
@@ -168,6 +151,9 @@ int main(int argc, char** argv) {
     else if (a == "--seed") g_options.seed = std::strtoull(value().c_str(), nullptr, 10);
     else if (a == "--impl") g_options.impl = value();
     else if (a == "--no-performance") g_options.performance = false;
+    else if (a == "--channel") g_options.channel_fd = std::atoi(value().c_str());
+    else if (a == "--replay") g_options.replay_path = value();
+    else if (a == "--runner-status") g_options.runner_status = value();
     else usage(("unknown argument " + a).c_str());
   }
   if (g_options.rubric_path.empty()) usage("--rubric is required");
@@ -185,17 +171,33 @@ int main(int argc, char** argv) {
     if (!g_report) usage(("cannot write " + g_options.report_path).c_str());
   }
   ::testing::UnitTest::GetInstance()->listeners().Append(new Reporter);
-  try {
-    const gpulab::DeviceInfo d = gpulab::device_info();
-    info("device", d.name);
-    info("driver", d.driver);
-    info("warp_size", std::to_string(d.warp_size));
-    if (d.clock_khz) info("sm_clock_mhz", std::to_string(d.clock_khz / 1000));
-    if (d.memory_clock_khz) info("memory_clock_mhz", std::to_string(d.memory_clock_khz / 1000));
-  } catch (const std::exception& e) {
-    info("device_error", e.what());
+  if (::testing::GTEST_FLAG(list_tests)) {
+    // Listing the checks (the grader's plan): nothing to measure.
+  } else if (!g_options.replay_path.empty()) {
+    // The judge: never runs the code under test; the device is the runner's.
+    std::string error;
+    if (!kit::record::load(g_options.replay_path, g_options.runner_status.empty() ? "stopped" : g_options.runner_status,
+                           error))
+      usage(error.c_str());
+    for (const auto& [key, value] : kit::record::runner_info()) info(key, value);
+  } else {
+    kit::record::open_channel(g_options.channel_fd);
+    auto runner_info = [](const std::string& key, const std::string& value) {
+      info(key, value);
+      kit::record::send({{"type", "info"}, {"key", key}, {"value", value}});
+    };
+    try {
+      const gpulab::DeviceInfo d = gpulab::device_info();
+      runner_info("device", d.name);
+      runner_info("driver", d.driver);
+      runner_info("warp_size", std::to_string(d.warp_size));
+      if (d.clock_khz) runner_info("sm_clock_mhz", std::to_string(d.clock_khz / 1000));
+      if (d.memory_clock_khz) runner_info("memory_clock_mhz", std::to_string(d.memory_clock_khz / 1000));
+    } catch (const std::exception& e) {
+      runner_info("device_error", e.what());
+    }
   }
   info("seed", std::to_string(g_options.seed));
-  std::printf("seed %llu\n", static_cast<unsigned long long>(g_options.seed));
+  if (g_options.replay_path.empty()) std::printf("seed %llu\n", static_cast<unsigned long long>(g_options.seed));
   return RUN_ALL_TESTS();
 }

@@ -4,24 +4,22 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "gpulab/grade/compare.hpp"
+#include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
 #include "row_sum.hpp"
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-#include "gpulab/emu/metrics.hpp"
-#endif
 
 namespace {
 using namespace gpulab;
 using namespace gpulab::grade;
-
-constexpr int kGuard = 64;  // floats after sums[n-1] that must stay untouched
 
 enum class Values { real, integer };
 
@@ -34,41 +32,21 @@ std::vector<float> random_matrix(int n, Values kind) {
   return m;
 }
 
-/// Runs the student's row_sum with the outputs poisoned (NaN) and, with `guard`, a guard zone
-/// after them (without it, the emulator's sanitizer sees writes past the end of the allocation).
-/// Returns the n sums; fails the check on faults, on a modified input or a write past the end.
-std::vector<float> run_row_sum(const std::vector<float>& m, int n, bool guard = true) {
-  const int extra = guard ? kGuard : 0;
-  DeviceBuffer<float> d_m(m), d_sums(static_cast<std::size_t>(n) + extra);
-  d_sums.poison();
-  try {
-    row_sum(d_m.data(), d_sums.data(), n);
-    synchronize();
-  } catch (const Error& e) {
-    ADD_FAILURE() << "row_sum(n = " << n << ") failed: " << e.what();
-    return {};
-  }
-  const std::vector<float> all = d_sums.download();
-  for (int i = n; i < n + extra; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &all[static_cast<std::size_t>(i)], 4);
-    if (bits != 0xFFFFFFFFu) {
-      ADD_FAILURE() << "row_sum(n = " << n << ") wrote sums[" << i << "], past the last row (n - 1 = " << n - 1
-                    << ")\n  hint: threads (or blocks) beyond the last row must not store; guard with if (row < n)";
-      break;
-    }
-  }
-  if (d_m.download() != m)
-    ADD_FAILURE() << "row_sum(n = " << n << ") modified the input matrix; it must only read it";
-  return std::vector<float>(all.begin(), all.begin() + n);
+/// One call of the code under test on matrix m (n x n), through the lab kit: the matrix must come
+/// back unchanged, the sums (poisoned, with a guard zone after them) must be written by kernels.
+/// Returns the n sums, or nothing when the call failed (already reported).
+std::vector<float> run_row_sum(kit::Call& call, const std::vector<float>& m, int n) {
+  const float* d_m = call.input(m, "m");
+  float* d_sums = call.output<float>(static_cast<std::size_t>(n), "sums");
+  if (!call.run([&] { row_sum(d_m, d_sums, n); })) return {};
+  return call.result(d_sums);
 }
 
-/// Checks row_sum on a fresh random n x n matrix. Real inputs: |error| <= gamma_n * sum|row|,
-/// the bound for summing n floats in any order. Integer inputs: every order is exact, so any
-/// difference means elements missed or counted twice. Returns max |error| / tolerance.
-double check_size(int n, Values kind = Values::real) {
-  const std::vector<float> m = random_matrix(n, kind);
-  std::vector<double> ref(static_cast<std::size_t>(n)), tol(static_cast<std::size_t>(n));
+/// The exact row sums of m and their tolerances: real inputs |error| <= gamma_n * sum|row| (the
+/// bound for summing n floats in any order), integer inputs exact (every order is exact).
+void reference(const std::vector<float>& m, int n, bool exact, std::vector<double>& ref, std::vector<double>& tol) {
+  ref.assign(static_cast<std::size_t>(n), 0);
+  tol.assign(static_cast<std::size_t>(n), 0);
   for (int r = 0; r < n; ++r) {
     double s = 0, a = 0;
     for (int c = 0; c < n; ++c) {
@@ -77,19 +55,32 @@ double check_size(int n, Values kind = Values::real) {
       a += std::fabs(x);
     }
     ref[static_cast<std::size_t>(r)] = s;
-    tol[static_cast<std::size_t>(r)] = kind == Values::integer ? 0.0 : gamma_bound(n) * a;
+    tol[static_cast<std::size_t>(r)] = exact ? 0.0 : gamma_bound(n) * a;
   }
-  const std::vector<float> got = run_row_sum(m, n);
-  if (got.empty()) return INFINITY;
-  const Comparison c = compare_all(got, ref, tol, [n](std::size_t i) {
-    return "sums[" + std::to_string(i) + "] (n = " + std::to_string(n) + ")";
+}
+
+/// Compares got with the reference of m; returns max |error| / tolerance.
+double judge_sums(const std::vector<float>& got, const std::vector<float>& m, int n, bool exact, const char* when) {
+  std::vector<double> ref, tol;
+  reference(m, n, exact, ref, tol);
+  const Comparison c = compare_all(got, ref, tol, [n, when](std::size_t i) {
+    return "sums[" + std::to_string(i) + "] (" + when + "n = " + std::to_string(n) + ")";
   });
   if (!c.ok)
     ADD_FAILURE() << c.bad << " of " << n << " row sums are wrong; first: " << c.first_message
-                  << (kind == Values::integer ? "\n  (integer inputs: the sum is exact in any order, so elements were"
-                                                " missed or added twice)"
-                                              : "");
+                  << (exact ? "\n  (integer inputs: the sum is exact in any order, so elements were"
+                              " missed or added twice)"
+                            : "");
   return c.worst_ratio;
+}
+
+/// Checks row_sum on a fresh random n x n matrix. Returns max |error| / tolerance.
+double check_size(int n, Values kind = Values::real) {
+  const std::vector<float> m = random_matrix(n, kind);
+  kit::Call call("row_sum(n = " + std::to_string(n) + ")");
+  const std::vector<float> got = run_row_sum(call, m, n);
+  if (got.empty()) return INFINITY;
+  return judge_sums(got, m, n, kind == Values::integer, "");
 }
 
 void check_sizes(const std::vector<int>& sizes, Values kind = Values::real) {
@@ -124,39 +115,51 @@ TEST(correctness, fresh_inputs_every_call) {
 #if defined(GPULAB_BUILD_BACKEND_EMU)
 
 TEST(sanitizer, no_memory_errors_or_races) {
-  emu::reset_findings();
-  for (int n : {1, 33, 257, random_size(100, 400)}) run_row_sum(random_matrix(n, Values::real), n, false);
-  fail_on_sanitizer_findings();
+  std::vector<std::unique_ptr<kit::Call>> calls;
+  for (int n : {1, 33, 257, random_size(100, 400)}) {
+    calls.push_back(std::make_unique<kit::Call>("row_sum(n = " + std::to_string(n) + ")"));
+    run_row_sum(*calls.back(), random_matrix(n, Values::real), n);
+  }
+  std::vector<const kit::Call*> all;
+  for (const auto& c : calls) all.push_back(c.get());
+  kit::judge_findings(all);
 }
 
 TEST(performance, coalesced_global_loads) {
-  if (!metrics_measurable()) return;
+  // All global loads of the call, against the least the result needs: every float of the matrix
+  // read once (n^2 * 4 bytes, in 32-byte sectors). A decoy kernel or work done on the host cannot
+  // look efficient: the call's outputs are checked and its kernels must read the whole matrix.
   const Rubric& r = rubric();
   const int n = static_cast<int>(r.number("performance.emu", "size"));
   const double min_eff = r.number("performance.emu", "min_load_efficiency");
-  emu::set_sanitizer(false);
-  emu::reset_metrics();
-  run_row_sum(random_matrix(n, Values::real), n);
-  emu::set_sanitizer(true);
-  // The hot loop: the global-load line with the most requests.
-  const auto lines = emu::metrics_by_line();
-  const emu::LineMetrics* hot = nullptr;
-  for (const auto& m : lines)
-    if (!m.shared && !m.store && (!hot || m.requests > hot->requests)) hot = &m;
-  report_metrics();
-  if (!hot) {
-    ADD_FAILURE() << "row_sum read no global memory at n = " << n << ", so its loads cannot be measured";
+  const std::vector<float> m = random_matrix(n, Values::real);
+  kit::Call call("row_sum(n = " + std::to_string(n) + ", measured)");
+  const std::vector<float> got = run_row_sum(call, m, n);
+  if (got.empty()) return;
+  // The measured run's sums are checked too: a kernel cannot be fast at this size and right at others.
+  if (defence_enabled("timed-outputs") && !(judge_sums(got, m, n, false, "measured run, ") <= 1)) return;
+  const kit::Evidence& e = call.evidence();
+  if (!e.available) {
+    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
     return;
   }
-  record(hot->efficiency(), min_eff, "load efficiency");
-  suggest_threshold("min_load_efficiency", hot->efficiency(), 0.8);
+  kit::report_metrics(call);
+  if (e.load_sectors == 0) {
+    ADD_FAILURE() << "no kernel read global memory at n = " << n << ": the row sums were not computed by kernels";
+    return;
+  }
+  const double least = std::ceil(4.0 * n * n / 32.0);
+  const double eff = std::min(1.0, least / static_cast<double>(e.load_sectors));
+  record(eff, min_eff, "load efficiency");
+  suggest_threshold("min_load_efficiency", eff, 0.8);
   std::ostringstream os;
   os.precision(3);
-  const std::string where = hot->file.substr(hot->file.rfind('/') + 1) + ":" + std::to_string(hot->line);
-  os << where << ": the hot loop's global loads use " << hot->per_request() << " sectors per request (ideal "
-     << hot->ideal_per_request() << "): " << 100 * hot->efficiency() << "% of the bytes moved are used; neighbouring"
-     << " threads read addresses " << hot->lane_stride_bytes << " bytes apart (n = " << n << ")";
-  if (hot->efficiency() < min_eff) {
+  os << "the kernels' global loads moved " << e.load_sectors << " sectors of 32 bytes for a " << n << " x " << n
+     << " matrix that needs " << static_cast<long long>(least) << ": " << 100 * eff << "% of the bytes moved are used";
+  if (const kit::MetricRow* hot = kit::hottest_global_load(call))
+    os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
+       << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
+  if (eff < min_eff) {
     ADD_FAILURE() << os.str()
                   << "\n  hint: at one instant the 32 threads of a warp should read 32 neighbouring floats; here they"
                      " read addresses far apart. Let a block share a row (see the TODO in row_sum.cu).";
@@ -168,42 +171,18 @@ TEST(performance, coalesced_global_loads) {
 #else  // GPU back-ends
 
 /// The timed runs' outputs are checked too: each input set once more, into a poisoned buffer.
-void check_timed_output(const DeviceBuffer<float>& m, const std::vector<float>& host, float sign, int n,
-                        DeviceBuffer<float>& sums) {
-  sums.poison();
-  row_sum(m.data(), sums.data(), n);
-  synchronize();
-  const std::vector<float> got = sums.download();
-  std::vector<double> ref(static_cast<std::size_t>(n)), tol(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) {
-    double s = 0, a = 0;
-    for (int c = 0; c < n; ++c) {
-      const double x = sign * host[static_cast<std::size_t>(r) * n + c];
-      s += x;
-      a += std::fabs(x);
-    }
-    ref[static_cast<std::size_t>(r)] = s;
-    tol[static_cast<std::size_t>(r)] = gamma_bound(n) * a;
-  }
-  const Comparison c = compare_all(got, ref, tol, [n](std::size_t i) {
-    return "sums[" + std::to_string(i) + "] (timed run, n = " + std::to_string(n) + ")";
-  });
-  if (!c.ok) ADD_FAILURE() << "the timed runs give wrong sums: " << c.first_message;
+void check_timed_output(const std::vector<float>& host, int n) {
+  kit::Call call("row_sum(n = " + std::to_string(n) + ", timed inputs)");
+  const std::vector<float> got = run_row_sum(call, host, n);
+  if (!got.empty() && defence_enabled("timed-outputs")) judge_sums(got, host, n, false, "timed run, ");
 }
 
-struct BandwidthResult {
-  double fraction = 0;  ///< achieved bandwidth / copy bandwidth
-  double noise = 0;     ///< relative standard error of that ratio
-  std::string text;
-};
-
-BandwidthResult measure_bandwidth(int n, const DeviceBuffer<float>& a, const DeviceBuffer<float>& b,
-                                  DeviceBuffer<float>& sums) {
+kit::Ratio measure_bandwidth(int n, const float* a, const float* b, float* sums) {
   const std::size_t elems = static_cast<std::size_t>(n) * n;
-  const Timing t = time_device("row_sum", [&](int i) { row_sum(i % 2 ? b.data() : a.data(), sums.data(), n); });
+  const Timing t = kit::time("row_sum", [&](int i) { row_sum(i % 2 ? b : a, sums, n); });
   const double bytes = 4.0 * (static_cast<double>(elems) + n);
   const double bw = bytes / (t.median_ms * 1e-3);
-  const double ceiling = copy_bandwidth(2 * elems * sizeof(float));
+  const double ceiling = kit::measured("copy bandwidth", [&] { return copy_bandwidth(2 * elems * sizeof(float)); });
   std::ostringstream os;
   os.precision(3);
   os << "n = " << n << ": " << bw / 1e9 << " GB/s = " << bw / ceiling << " of the copy kernel's " << ceiling / 1e9
@@ -231,16 +210,14 @@ TEST(performance, bandwidth_vs_copy) {
       host[i] = static_cast<float>(static_cast<std::int64_t>(s % 2001) - 1000) / 1000.0f;
       negated[i] = -host[i];
     }
-    DeviceBuffer<float> a(host), b(negated), sums(static_cast<std::size_t>(n));
-    BandwidthResult m = measure_bandwidth(n, a, b, sums);
-    // Within noise of the threshold: measure again before failing.
-    if (m.fraction < min_fraction && min_fraction - m.fraction < 3 * m.noise * min_fraction) {
-      m = measure_bandwidth(n, a, b, sums);
-      m.text += " (measured twice: the first was within noise of the threshold)";
-    }
-    check_timed_output(a, host, 1.0f, n, sums);
-    check_timed_output(b, host, -1.0f, n, sums);
-    worst = std::min(worst, m.fraction);
+    kit::DeviceData data;
+    const float* a = data.upload(host);
+    const float* b = data.upload(negated);
+    float* sums = data.scratch<float>(static_cast<std::size_t>(n));
+    const kit::Ratio m = kit::measure_ratio(min_fraction, [&] { return measure_bandwidth(n, a, b, sums); });
+    check_timed_output(host, n);
+    check_timed_output(negated, n);
+    worst = std::min(worst, m.value);
     report += m.text + "\n";
   }
   record(worst, min_fraction, "of copy bandwidth");

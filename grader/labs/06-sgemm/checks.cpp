@@ -5,25 +5,23 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "gpulab/grade/compare.hpp"
+#include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
 #include "sgemm.hpp"
 #include "vendor_blas.hpp"
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-#include "gpulab/emu/metrics.hpp"
-#endif
 
 namespace {
 using namespace gpulab;
 using namespace gpulab::grade;
-
-constexpr int kGuard = 64;  // floats after C that must stay untouched
 
 struct Problem {
   int M, N, K;
@@ -43,38 +41,14 @@ std::vector<float> random_values(std::size_t n, std::mt19937_64& gen) {
   return v;
 }
 
-/// Runs the implementation on fresh random inputs and compares every element of C with a
-/// double-precision reference: |C - ref| <= gamma_{K+2} (|alpha| sum_k |A_ik B_kj| + |beta C_ij|),
-/// the bound for a K-term dot product plus the scaling (Higham, section 3.1). With beta = 0, C
-/// starts as NaN: an implementation that reads it fails. Returns max error / tolerance.
-double check_problem(const Problem& p, std::mt19937_64& gen, bool guard = true) {
-  const std::size_t mk = 1ull * p.M * p.K, kn = 1ull * p.K * p.N, mn = 1ull * p.M * p.N;
-  const std::vector<float> a = random_values(mk, gen), b = random_values(kn, gen);
-  const std::vector<float> c0 = p.beta == 0 ? std::vector<float>(mn, NAN) : random_values(mn, gen);
-  const int extra = guard ? kGuard : 0;
-  DeviceBuffer<float> d_a(a), d_b(b), d_c(mn + extra);
-  d_c.poison();
-  copy_to_device(d_c.data(), c0.data(), mn * sizeof(float));
-  try {
-    sgemm(p.M, p.N, p.K, p.alpha, d_a.data(), d_b.data(), p.beta, d_c.data());
-    synchronize();
-  } catch (const Error& e) {
-    ADD_FAILURE() << "sgemm " << describe(p) << " failed: " << e.what();
-    return INFINITY;
-  }
-  const std::vector<float> all = d_c.download();
-  for (std::size_t i = mn; i < mn + extra; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &all[i], 4);
-    if (bits != 0xFFFFFFFFu) {
-      ADD_FAILURE() << "sgemm " << describe(p) << " wrote C[" << i << "], past its last element (" << mn - 1
-                    << ")\n  hint: threads of edge tiles must not store outside the matrix; guard rows and columns";
-      break;
-    }
-  }
-  if (d_a.download() != a || d_b.download() != b)
-    ADD_FAILURE() << "sgemm " << describe(p) << " modified A or B; they are inputs only";
-  std::vector<double> ref(mn), tol(mn);
+/// The reference of C = alpha A B + beta C0 in double, and the tolerance of each element:
+/// |C - ref| <= gamma_{K+2} (|alpha| sum_k |A_ik B_kj| + |beta C_ij|), the bound for a K-term dot
+/// product plus the scaling (Higham, section 3.1).
+void reference(const Problem& p, const std::vector<float>& a, const std::vector<float>& b,
+               const std::vector<float>& c0, std::vector<double>& ref, std::vector<double>& tol) {
+  const std::size_t mn = 1ull * p.M * p.N;
+  ref.assign(mn, 0);
+  tol.assign(mn, 0);
   const double g = gamma_bound(p.K + 2);
   for (int i = 0; i < p.M; ++i)
     for (int j = 0; j < p.N; ++j) {
@@ -89,8 +63,23 @@ double check_problem(const Problem& p, std::mt19937_64& gen, bool guard = true) 
       ref[ij] = p.alpha * s + p.beta * old;
       tol[ij] = g * (std::fabs(p.alpha) * abs_sum + std::fabs(p.beta * old)) + 1e-30;
     }
-  const std::vector<float> got(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(mn));
-  const Comparison c = compare_all(got, ref, tol, [&](std::size_t ij) {
+}
+
+/// Runs the implementation (through the lab kit) on fresh random inputs and compares every
+/// element of C with the double-precision reference. With beta = 0, C starts as NaN: an
+/// implementation that reads it fails. Returns max error / tolerance.
+double check_problem(kit::Call& call, const Problem& p, std::mt19937_64& gen, bool compare = true) {
+  const std::size_t mk = 1ull * p.M * p.K, kn = 1ull * p.K * p.N, mn = 1ull * p.M * p.N;
+  const std::vector<float> a = random_values(mk, gen), b = random_values(kn, gen);
+  const std::vector<float> c0 = p.beta == 0 ? std::vector<float>(mn, NAN) : random_values(mn, gen);
+  const float* d_a = call.input(a, "A");
+  const float* d_b = call.input(b, "B");
+  float* d_c = call.output<float>(mn, "C", &c0);
+  if (!call.run([&] { sgemm(p.M, p.N, p.K, p.alpha, d_a, d_b, p.beta, d_c); })) return INFINITY;
+  if (!compare) return 0;
+  std::vector<double> ref, tol;
+  reference(p, a, b, c0, ref, tol);
+  const Comparison c = compare_all(call.result(d_c), ref, tol, [&](std::size_t ij) {
     return "C[" + std::to_string(ij / p.N) + "][" + std::to_string(ij % p.N) + "] of " + describe(p);
   });
   if (!c.ok)
@@ -104,7 +93,10 @@ double check_problem(const Problem& p, std::mt19937_64& gen, bool guard = true) 
 void check_problems(const std::vector<Problem>& problems) {
   auto gen = rng();
   double worst = 0;
-  for (const auto& p : problems) worst = std::max(worst, check_problem(p, gen));
+  for (const auto& p : problems) {
+    kit::Call call("sgemm " + describe(p));
+    worst = std::max(worst, check_problem(call, p, gen));
+  }
   record(worst, 1.0, "error/tolerance");
 }
 
@@ -143,41 +135,50 @@ TEST(correctness, beta_zero_does_not_read_c) {
 #if defined(GPULAB_BUILD_BACKEND_EMU)
 
 TEST(sanitizer, no_memory_errors_or_races) {
-  emu::reset_findings();
   auto gen = rng();
-  for (const Problem& p : {Problem{67, 35, 19, 1.0f, 0.5f}, Problem{128, 128, 64, 1.0f, 0.0f}})
-    check_problem(p, gen, false);
-  fail_on_sanitizer_findings();
+  std::vector<std::unique_ptr<kit::Call>> calls;
+  for (const Problem& p : {Problem{67, 35, 19, 1.0f, 0.5f}, Problem{128, 128, 64, 1.0f, 0.0f}}) {
+    calls.push_back(std::make_unique<kit::Call>("sgemm " + describe(p)));
+    check_problem(*calls.back(), p, gen, false);
+  }
+  std::vector<const kit::Call*> all;
+  for (const auto& c : calls) all.push_back(c.get());
+  kit::judge_findings(all);
 }
 
 TEST(performance, memory_traffic_per_fma) {
-  if (!metrics_measurable()) return;
+  // All global loads of the call count (not one line), and the measured call's C is checked: a
+  // kernel cannot be fast at this size and right at others, and work done on the host or a decoy
+  // kernel does not look efficient (the kit also requires kernels to read all of A and B).
   const Rubric& r = rubric();
   const int n = static_cast<int>(r.number("performance.emu", "size"));
   const double max_bytes = r.number("performance.emu", "max_global_bytes_per_fma");
   const double min_shared = r.number("performance.emu", "min_shared_load_efficiency");
   auto gen = rng();
-  const std::vector<float> a = random_values(1ull * n * n, gen), b = random_values(1ull * n * n, gen);
-  DeviceBuffer<float> d_a(a), d_b(b), d_c(1ull * n * n);
-  emu::set_sanitizer(false);
-  emu::reset_metrics();
-  sgemm(n, n, n, 1.0f, d_a.data(), d_b.data(), 0.0f, d_c.data());
-  synchronize();
-  emu::set_sanitizer(true);
-  const auto lines = emu::metrics_by_line();
-  report_metrics();
-  long long sectors = 0, shared_units = 0, shared_ideal = 0;
-  const emu::LineMetrics* worst_shared = nullptr;
-  for (const auto& m : lines) {
-    if (!m.shared && !m.store) sectors += m.units;
+  kit::Call call("sgemm " + describe({n, n, n, 1.0f, 0.0f}) + ", measured");
+  const double err = check_problem(call, {n, n, n, 1.0f, 0.0f}, gen, defence_enabled("timed-outputs"));
+  if (!(err <= 1)) return;
+  const kit::Evidence& e = call.evidence();
+  if (!e.available) {
+    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
+    return;
+  }
+  kit::report_metrics(call);
+  long long shared_units = 0, shared_ideal = 0;
+  const kit::MetricRow* worst_shared = nullptr;
+  for (const auto& m : call.metrics()) {
     if (m.shared && !m.store) {
       shared_units += m.units;
       shared_ideal += m.ideal_units;
       if (!worst_shared || m.units - m.ideal_units > worst_shared->units - worst_shared->ideal_units) worst_shared = &m;
     }
   }
+  if (e.load_sectors == 0) {
+    ADD_FAILURE() << "no kernel read global memory at " << n << "^3: C was not computed by kernels";
+    return;
+  }
   const double fmas = 1.0 * n * n * n;
-  const double bytes_per_fma = 32.0 * sectors / fmas;
+  const double bytes_per_fma = 32.0 * static_cast<double>(e.load_sectors) / fmas;
   const double shared_eff = shared_units ? static_cast<double>(shared_ideal) / shared_units : 1.0;
   record(bytes_per_fma, max_bytes, "global bytes per FMA");
   suggest_threshold("max_global_bytes_per_fma", bytes_per_fma, 2.0);
@@ -185,10 +186,9 @@ TEST(performance, memory_traffic_per_fma) {
   os.precision(3);
   os << "global loads move " << bytes_per_fma << " bytes per FMA at " << n << "^3 (threshold " << max_bytes
      << "); shared loads: " << 100 * shared_eff << "% wavefront efficiency";
-  if (worst_shared && worst_shared->bank_conflicts() > 0)
-    os << " (most conflicts at " << worst_shared->file.substr(worst_shared->file.rfind('/') + 1) << ":"
-       << worst_shared->line << ", " << worst_shared->per_request() << " wavefronts per request, ideal "
-       << worst_shared->ideal_per_request() << ")";
+  if (worst_shared && worst_shared->units > worst_shared->ideal_units)
+    os << " (most conflicts at " << worst_shared->where << ", " << worst_shared->per_request()
+       << " wavefronts per request, ideal " << worst_shared->ideal_per_request() << ")";
   bool ok = true;
   if (bytes_per_fma > max_bytes) {
     ok = false;
@@ -207,8 +207,9 @@ TEST(performance, memory_traffic_per_fma) {
 
 TEST(performance, fraction_of_vendor_library) {
   std::string why;
-  if (!lab06::vendor_available(why)) {
-    not_measured(why);
+  if (kit::measured("vendor library available", [&] { return lab06::vendor_available(why) ? 1.0 : 0.0; }) != 1.0) {
+    if (why.empty()) lab06::vendor_available(why);
+    not_measured(why.empty() ? "the vendor library could not be loaded in the lab process" : why);
     return;
   }
   const Rubric& r = rubric();
@@ -220,38 +221,47 @@ TEST(performance, fraction_of_vendor_library) {
   // Two input sets, alternated between timed runs.
   const std::vector<float> a0 = random_values(nn, gen), b0 = random_values(nn, gen);
   const std::vector<float> a1 = random_values(nn, gen), b1 = random_values(nn, gen);
-  DeviceBuffer<float> A0(a0), B0(b0), A1(a1), B1(b1), C(nn), C_vendor(nn);
-  auto measure = [&]() {
-    const Timing mine = time_device("sgemm", [&](int i) {
-      sgemm(n, n, n, 1.0f, i % 2 ? A1.data() : A0.data(), i % 2 ? B1.data() : B0.data(), 0.0f, C.data());
+  kit::DeviceData data;
+  const float *A0 = data.upload(a0), *B0 = data.upload(b0), *A1 = data.upload(a1), *B1 = data.upload(b1);
+  float* C = data.scratch<float>(nn);
+  float* C_vendor = data.scratch<float>(nn);
+  Timing mine, vendor;
+  const kit::Ratio ratio = kit::measure_ratio(min_fraction, [&] {
+    mine = kit::time("sgemm", [&](int i) { sgemm(n, n, n, 1.0f, i % 2 ? A1 : A0, i % 2 ? B1 : B0, 0.0f, C); });
+    vendor = kit::time("vendor_sgemm", [&](int i) {
+      lab06::vendor_sgemm(n, n, n, 1.0f, i % 2 ? A1 : A0, i % 2 ? B1 : B0, 0.0f, C_vendor);
     });
-    const Timing vendor = time_device("vendor_sgemm", [&](int i) {
-      lab06::vendor_sgemm(n, n, n, 1.0f, i % 2 ? A1.data() : A0.data(), i % 2 ? B1.data() : B0.data(), 0.0f,
-                          C_vendor.data());
-    });
-    return std::make_pair(vendor.median_ms / mine.median_ms, std::make_pair(mine, vendor));
-  };
-  auto [fraction, t] = measure();
-  bool again = false;
-  const double noise = t.first.rse + t.second.rse + 0.01;
-  if (fraction < min_fraction && min_fraction - fraction < 3 * noise * min_fraction) {
-    std::tie(fraction, t) = measure();
-    again = true;
+    return kit::Ratio{vendor.median_ms / mine.median_ms, mine.rse + vendor.rse + 0.01, ""};
+  });
+  const double fraction = ratio.value;
+  // The output of the timed runs: a fresh call on the first input set, compared with the vendor
+  // library's result on the same inputs within twice the dot-product bound (both are float
+  // computations; |a|, |b| <= 1, so sum |a b| <= n).
+  kit::Call call("sgemm " + describe({n, n, n, 1.0f, 0.0f}) + ", timed inputs");
+  const float* d_a = call.input(a0, "A");
+  const float* d_b = call.input(b0, "B");
+  float* d_c = call.output<float>(nn, "C");
+  if (!call.run([&] { sgemm(n, n, n, 1.0f, d_a, d_b, 0.0f, d_c); })) return;
+  const std::vector<float> theirs = kit::measured_floats("vendor result", [&] {
+    lab06::vendor_sgemm(n, n, n, 1.0f, A0, B0, 0.0f, C_vendor);
+    synchronize();
+    std::vector<float> h(nn);
+    copy_to_host(h.data(), C_vendor, nn * sizeof(float));
+    return h;
+  });
+  if (defence_enabled("timed-outputs")) {
+    const std::vector<float> got = call.result(d_c);
+    const double bound = 2 * gamma_bound(n) * n;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < nn && theirs.size() == nn; ++i)
+      if (!(std::fabs(static_cast<double>(got[i]) - theirs[i]) <= bound)) ++bad;
+    if (bad || theirs.size() != nn) {
+      ADD_FAILURE() << bad << " elements of the timed " << n << "^3 product differ from " << lab06::vendor_name();
+      return;
+    }
   }
-  // The output of the timed runs: compare with the vendor library's on the same inputs, within
-  // twice the dot-product bound (both are float computations).
-  C.poison();
-  sgemm(n, n, n, 1.0f, A0.data(), B0.data(), 0.0f, C.data());
-  lab06::vendor_sgemm(n, n, n, 1.0f, A0.data(), B0.data(), 0.0f, C_vendor.data());
-  synchronize();
-  const std::vector<float> mine = C.download(), theirs = C_vendor.download();
-  const double bound = 2 * gamma_bound(n) * n;  // |a|, |b| <= 1: sum |a b| <= n
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < nn; ++i)
-    if (!(std::fabs(static_cast<double>(mine[i]) - theirs[i]) <= bound)) ++bad;
-  if (bad) ADD_FAILURE() << bad << " elements of the timed " << n << "^3 product differ from " << lab06::vendor_name();
-  const double tflops = 2.0 * n * n * n / (t.first.median_ms * 1e-3) / 1e12;
-  const double vendor_tflops = 2.0 * n * n * n / (t.second.median_ms * 1e-3) / 1e12;
+  const double tflops = 2.0 * n * n * n / (mine.median_ms * 1e-3) / 1e12;
+  const double vendor_tflops = 2.0 * n * n * n / (vendor.median_ms * 1e-3) / 1e12;
   info("sgemm_tflops", std::to_string(tflops));
   info("vendor_tflops", std::to_string(vendor_tflops));
   info("vendor", lab06::vendor_name());
@@ -260,8 +270,8 @@ TEST(performance, fraction_of_vendor_library) {
   std::ostringstream os;
   os.precision(3);
   os << n << "^3: " << tflops << " TFLOP/s = " << fraction << " of " << lab06::vendor_name() << "'s " << vendor_tflops
-     << " TFLOP/s (medians of " << t.first.samples << " and " << t.second.samples << " runs"
-     << (again ? ", measured twice: the first was within noise of the threshold" : "") << ")";
+     << " TFLOP/s (medians of " << mine.samples << " and " << vendor.samples << " runs"
+     << (ratio.remeasured ? ", measured twice: the first was within noise of the threshold" : "") << ")";
   if (fraction < min_fraction)
     ADD_FAILURE() << os.str() << ", below " << min_fraction
                   << "\n  hint: follow the steps of labs/06-sgemm/README.md; ncu's report says whether the kernel is"

@@ -1,9 +1,10 @@
 // gpulab/grade/harness.hpp - what a lab's checks (grader/labs/NN-name/checks.cpp) use.
 //
 // A lab's checks are GoogleTest tests in the suites `correctness`, `performance` and
-// `sanitizer`; each test is one check of the report. The harness runs them in a child process
-// of the grader, with a seed, a warp size and the lab's rubric, and reports each check's
-// verdict, value, threshold and message.
+// `sanitizer`; each test is one check of the report. They call the code under test through the
+// lab kit (gpulab/grade/kit.hpp), and run twice: in the runner (sandboxed, with the code under
+// test; it only records what the code did) and in the judge (trusted; it replays the record and
+// reports each check's verdict, value, threshold and message).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -24,6 +25,9 @@ struct Options {
   std::string rubric_path;
   std::string report_path;
   std::string impl = "student";  ///< what is graded: student, solution or submission
+  int channel_fd = -1;           ///< runner: where the record goes (gpulab/grade/kit.hpp)
+  std::string replay_path;       ///< judge: the runner's record
+  std::string runner_status;     ///< judge: how the runner ended
 };
 const Options& options();
 const Rubric& rubric();
@@ -50,15 +54,9 @@ void suggest_threshold(const std::string& key, double measured, double factor);
 /// Marks the running check as not measured: it fails with `why` and what to do instead.
 void not_measured(const std::string& why);
 
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-/// Emulator: fails the running check with the sanitizer's findings since the last
-/// emu::reset_findings() (the first five shown, the rest counted) and records their number.
-void fail_on_sanitizer_findings();
-/// Emulator: true when metrics can be measured; otherwise marks the check as not measured.
-bool metrics_measurable();
-/// Emulator: puts the emulator's per-line metrics into the report (the JSON's "metrics" rows and
-/// the text table in "info").
-void report_metrics();
-#endif
+/// A row of the emulator's per-line metrics for the report (protocol fields after the check's
+/// name: launch, file:line, global|shared, load|store|atomic, requests, per request, ideal per
+/// request, efficiency, lane stride).
+void emit_metric(const std::vector<std::string>& fields);
 
 }  // namespace gpulab::grade

@@ -1,7 +1,7 @@
 // Ends the process in the middle of the checks with status 0: the checks it never let finish
 // must fail, not vanish.
 // expect: lab fail
-// expect: correctness fail "ended the process"
+// expect: correctness fail "references exit"
 #include <cstdlib>
 
 #include "gpulab/gpu.hpp"

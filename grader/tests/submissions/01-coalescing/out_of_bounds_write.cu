@@ -1,6 +1,6 @@
 // No bound check on the store: the threads of the last block write past sums[n-1].
 // expect: lab fail
-// expect: correctness fail "past the last row"
+// expect: correctness fail "past its last element"
 // expect[emu]: sanitizer fail "out-of-bounds"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"

@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <cstring>
 
+#include <string>
+
 #include "gpulab/emu/runtime.hpp"
+#include "gpulab/emu/watch.hpp"
 
 enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorLaunchFailure = 719 };
 enum cudaMemcpyKind {
@@ -18,6 +21,8 @@ enum cudaMemcpyKind {
   cudaMemcpyDeviceToDevice = 3,
   cudaMemcpyDefault = 4
 };
+/// Streams are accepted and ignored: the emulator runs everything synchronously, in order.
+typedef struct CUstream_st* cudaStream_t;
 enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9
@@ -33,26 +38,52 @@ inline cudaError_t take_error() {
 }
 }  // namespace gpulab::emu::shim
 
-inline cudaError_t cudaMalloc(void** p, std::size_t bytes) {
-  *p = gpulab::emu::device_alloc(bytes);
-  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+// The trailing file/line parameters default to the caller's location (as in gpulab/host.hpp):
+// messages, and the watch's record of host writes into device memory, name the student's line.
+// Copies and fills are done by the (untraced) library: inlined into a traced file, a small
+// memmove would become loads and stores that look like host code dereferencing device memory.
+
+/// Beyond the emulated device's memory (runtime.hpp): cudaErrorMemoryAllocation, as on a GPU,
+/// and the reason on stderr.
+inline cudaError_t cudaMalloc(void** p, std::size_t bytes, const char* file = __builtin_FILE(),
+                              int line = __builtin_LINE()) {
+  std::string refusal;
+  *p = gpulab::emu::device_alloc(bytes, &refusal);
+  if (*p) return cudaSuccess;
+  std::fprintf(stderr, "[gpulab emu] %s:%d: cudaMalloc of %s\n", file, line, refusal.c_str());
+  return cudaErrorMemoryAllocation;
 }
 template <class T>
-cudaError_t cudaMalloc(T** p, std::size_t bytes) {
-  return cudaMalloc(reinterpret_cast<void**>(p), bytes);
+cudaError_t cudaMalloc(T** p, std::size_t bytes, const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE()) {
+  return cudaMalloc(reinterpret_cast<void**>(p), bytes, file, line);
 }
 inline cudaError_t cudaFree(void* p) {
   gpulab::emu::device_free(p);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind) {
-  if (bytes) std::memmove(dst, src, bytes);
+inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind,
+                              const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  gpulab::emu::host_copy(dst, src, bytes, "cudaMemcpy", file, line);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemset(void* p, int value, std::size_t bytes) {
-  if (bytes) std::memset(p, value, bytes);
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind,
+                                   cudaStream_t = nullptr, const char* file = __builtin_FILE(),
+                                   int line = __builtin_LINE()) {
+  gpulab::emu::host_copy(dst, src, bytes, "cudaMemcpyAsync", file, line);
   return cudaSuccess;
 }
+inline cudaError_t cudaMemset(void* p, int value, std::size_t bytes, const char* file = __builtin_FILE(),
+                              int line = __builtin_LINE()) {
+  gpulab::emu::host_fill(p, value, bytes, "cudaMemset", file, line);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t = nullptr,
+                                   const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  gpulab::emu::host_fill(p, value, bytes, "cudaMemsetAsync", file, line);
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return gpulab::emu::shim::take_error(); }
 inline cudaError_t cudaDeviceSynchronize() { return gpulab::emu::shim::take_error(); }
 inline cudaError_t cudaGetLastError() { return gpulab::emu::shim::take_error(); }
 inline cudaError_t cudaPeekAtLastError() {

@@ -57,9 +57,12 @@ long long metrics_dropped_accesses();
 std::string format_metrics(const std::vector<LineMetrics>& m);
 
 /// A bug the sanitizer saw: an out-of-bounds or non-device global access, a shared-memory race,
-/// a read of shared memory no thread of the block wrote.
+/// a read of shared memory no thread of the block wrote, a misaligned access, or host code that
+/// loaded or stored device memory directly (an illegal address on a GPU; on the emulator the
+/// host code runs on, so that the whole run can be reported; see also watch.hpp).
 struct Finding {
-  std::string kind;     ///< out-of-bounds | not-device-memory | race | uninitialized-shared
+  std::string kind;     ///< out-of-bounds | not-device-memory | race | uninitialized-shared |
+                        ///< misaligned | host-access
   std::string file;
   int line = 0;
   std::string message;  ///< file:line, block and thread ids, what happened, a one-line hint

@@ -52,8 +52,20 @@ bool fault_pending();
 /// -1 integers) so that reading memory nobody wrote is visible, and surrounded by inaccessible
 /// guard regions (64 KiB before, 1 MiB after), so that an access far out of bounds faults
 /// instead of corrupting the host's memory.
-void* device_alloc(std::size_t bytes);
+///
+/// The emulated device has a memory size, like a GPU: $GPULAB_EMU_DEVICE_MEMORY_MB MiB, else half
+/// of the memory the process may use (the machine's, or its cgroup limit when lower), at most
+/// 16 GiB. An allocation beyond what is left returns nullptr and, if `refusal` is given, says why:
+/// "100 GB: the emulated device has 12 GB left of 12 GB (set GPULAB_EMU_DEVICE_MEMORY_MB to
+/// change it); a GPU would fail this allocation too (cudaErrorMemoryAllocation)" (sizes in binary
+/// units). Without the cap a huge allocation would be filled until the OS killed the process.
+void* device_alloc(std::size_t bytes, std::string* refusal = nullptr);
 void device_free(void* p);
+/// The emulated device's memory size, and the bytes its live allocations take (page-rounded).
+std::size_t device_memory_bytes();
+std::size_t device_memory_used();
+/// Changes the memory size for the rest of the run (tests; students use the variable).
+void set_device_memory_bytes(std::size_t bytes);
 /// True when [p, p+bytes) lies inside one live device allocation.
 bool is_device_range(const void* p, std::size_t bytes);
 

@@ -1,0 +1,109 @@
+// gpulab/emu/watch.hpp - evidence about who touched device memory during one call of a student's
+// host function: kernels (which bytes they loaded and stored, how much traffic, how many
+// launches), the host through the copy API (which copies and fills, from which file:line), and
+// host code that dereferenced device pointers directly (legal on the emulator, an illegal address
+// on a GPU). The grader wraps the call in begin_watch() / end_watch() and reads the queries after.
+//
+// Why: a kernel's memory metrics say how well it accessed memory, not that it did the work. A
+// submission can copy the inputs to the host, compute there, copy the result into the output
+// and launch a harmless "decoy" kernel; the watch shows that the kernels never read the inputs
+// nor wrote the output, and which host copy did. Typical use (the grader's harness):
+//
+//   gpulab::emu::begin_watch();
+//   student_function(d_in, d_out, n);                  // may launch kernels, copy, fill ...
+//   gpulab::emu::end_watch();
+//   if (gpulab::emu::watch_available()) {
+//     kernel_written_bytes(d_out, out_bytes) == out_bytes  // every output byte came from a kernel
+//     kernel_read_bytes(d_in, in_bytes)                   // distinct input bytes kernels loaded
+//     host_writes()                                       // copies into device memory, file:line
+//     host_accesses()                                     // host code that dereferenced d_in/d_out
+//   }
+//
+// What is seen, and what is not:
+//   * Kernel loads/stores are seen in files compiled with access tracing (the emu build with
+//     clang++: kernel files, i.e. the student's file). watch_available() is false without it
+//     (e.g. a g++ build): then the byte and sector queries return 0 and host_accesses() is empty,
+//     which means "not measured", never "not touched". host_writes() and kernel_launches() are
+//     recorded in every build (they do not need tracing). A large memcpy called inside a kernel
+//     (a libc call, not a traced load/store) is not seen.
+//   * Host writes are seen when they go through the copy API: gpulab::copy_to_device,
+//     copy_device_to_device, fill_bytes (and DeviceBuffer's upload / poison, which call them),
+//     and the CUDA shim's cudaMemcpy, cudaMemcpyAsync, cudaMemset, cudaMemsetAsync. Only copies
+//     whose destination is device memory are listed.
+//   * Direct host loads/stores of device memory are seen in traced files only, and only as
+//     compiled loads/stores: host code calling libc memcpy/memset on a device pointer is not seen
+//     (the grader can still notice output bytes that changed but that neither a kernel nor a
+//     listed host write produced).
+//   * Recording state is global: code under test could call begin_watch()/end_watch() itself
+//     (the grader refuses submissions that call into gpulab::emu).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpulab::emu {
+
+/// True when kernel accesses are traced (clang build of the emulator); false e.g. with g++.
+bool watch_available();
+/// Clears everything recorded by the previous watch and starts recording.
+void begin_watch();
+/// Stops recording; the results stay readable until the next begin_watch().
+void end_watch();
+/// True between begin_watch() and end_watch().
+bool watch_active();
+
+/// Distinct bytes of [p, p+bytes) that kernels loaded / stored during the watch: a byte counts
+/// once however often it was accessed. Atomics count as both a load and a store. [p, p+bytes)
+/// must lie inside one live device allocation, else 0.
+std::size_t kernel_read_bytes(const void* p, std::size_t bytes);
+std::size_t kernel_written_bytes(const void* p, std::size_t bytes);
+
+/// Global-memory traffic of the kernels launched during the watch, as the memory metrics count
+/// it: the distinct 32-byte sectors of each warp-level request, summed, for loads and for stores
+/// (atomics count as stores). Accesses beyond the metrics' per-block limit are not counted here
+/// (they are in the byte bitmaps above).
+long long kernel_load_sectors();
+long long kernel_store_sectors();
+/// Kernel launches that ran (at least one block) during the watch.
+long long kernel_launches();
+
+/// A host-side write into device memory through the copy API.
+struct HostWrite {
+  std::uintptr_t dst = 0;  ///< first byte written
+  std::size_t bytes = 0;
+  std::string how;         ///< copy_to_device | copy_device_to_device | fill_bytes | cudaMemcpy | ...
+  std::string file;        ///< the caller's file:line
+  int line = 0;
+};
+/// The watch's host writes in call order. Consecutive writes of one call site that continue each
+/// other (a row-by-row upload) are merged into one; past 65536 records, a write is merged into
+/// the record of its call site and allocation as their bounding range (never dropped).
+std::vector<HostWrite> host_writes();
+
+/// Host code (outside any kernel) that loaded or stored device memory directly, grouped by
+/// file:line. Only traced files are seen (the student's kernel file). Each such access is also
+/// a sanitizer finding of kind "host-access" (see metrics.hpp), recorded with or without a watch.
+struct HostAccess {
+  std::string file;
+  int line = 0;
+  bool store = false;
+  long long count = 0;
+};
+std::vector<HostAccess> host_accesses();
+
+/// Names a device allocation in the sanitizer's messages ("4 bytes at sums + 0"): the grader
+/// names the buffers it passes. The name goes when the allocation is freed. p must be the start
+/// of a device allocation (anything else is ignored).
+void label_device_memory(const void* p, const std::string& name);
+
+/// Called by the copy API (gpulab/host.hpp on the emulator, the CUDA shim): records a host write
+/// into device memory while a watch is active. Ignored when [dst, dst+bytes) is not device memory.
+void note_host_write(const void* dst, std::size_t bytes, const char* how, const char* file, int line);
+/// The CUDA shim's copies and fills (memmove / memset), reported with note_host_write. Out of
+/// line on purpose: see cuda_runtime_shim.hpp.
+void host_copy(void* dst, const void* src, std::size_t bytes, const char* how, const char* file, int line);
+void host_fill(void* dst, int value, std::size_t bytes, const char* how, const char* file, int line);
+
+}  // namespace gpulab::emu

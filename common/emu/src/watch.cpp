@@ -1,0 +1,222 @@
+// The watch (gpulab/emu/watch.hpp): what kernels and the host did to device memory between
+// begin_watch() and end_watch(). Kernel accesses set bits in per-allocation bitmaps (access.cpp);
+// the copy API and the CUDA shim report host writes; access.cpp reports host code's direct
+// loads and stores.
+#include "gpulab/emu/watch.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "gpulab/emu/metrics.hpp"
+#include "internal.hpp"
+
+namespace gpulab::emu {
+namespace {
+using namespace detail;
+
+std::mutex g_mutex;  ///< guards everything below except the atomics
+/// Read without the lock on every launch and host copy: the cost of not watching.
+std::atomic<bool> g_active{false};
+/// Bitmaps of the allocations that watched launches could touch, by allocation start.
+std::map<std::uintptr_t, std::unique_ptr<WatchBits>> g_bits;
+std::atomic<long long> g_launches{0}, g_load_sectors{0}, g_store_sectors{0};
+std::vector<HostWrite> g_writes;
+/// Host code's direct accesses: (return address, store) -> count.
+std::map<std::pair<std::uintptr_t, bool>, long long> g_host;
+/// Names the grader gave to allocations (they outlive watches; dropped when freed).
+std::map<std::uintptr_t, std::string> g_labels;
+
+/// Past this many host-write records, writes are merged into their call site's record.
+constexpr std::size_t kMaxWriteRecords = 65536;
+
+/// Set bits of bitmap `bits` in [from, to).
+std::size_t count_bits(const std::uint64_t* bits, std::size_t from, std::size_t to) {
+  std::size_t n = 0;
+  while (from < to && (from & 63) != 0) {
+    n += (bits[from >> 6] >> (from & 63)) & 1u;
+    ++from;
+  }
+  for (; from + 64 <= to; from += 64) n += static_cast<std::size_t>(__builtin_popcountll(bits[from >> 6]));
+  for (; from < to; ++from) n += (bits[from >> 6] >> (from & 63)) & 1u;
+  return n;
+}
+
+std::size_t kernel_bytes(const void* p, std::size_t bytes, int which) {
+  std::uintptr_t base = 0;
+  std::size_t size = 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (!bytes || !device_allocation_of(a, bytes, base, size)) return 0;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_bits.find(base);
+  if (it == g_bits.end()) return 0;
+  const std::uint64_t* bits = it->second->bits[which].load(std::memory_order_acquire);
+  return bits ? count_bits(bits, a - base, a - base + bytes) : 0;
+}
+
+}  // namespace
+
+bool watch_available() { return metrics_available(); }
+
+void begin_watch() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_bits.clear();
+  g_launches = 0;
+  g_load_sectors = 0;
+  g_store_sectors = 0;
+  g_writes.clear();
+  g_host.clear();
+  g_active = true;
+}
+
+void end_watch() { g_active = false; }
+bool watch_active() { return g_active.load(); }
+
+std::size_t kernel_read_bytes(const void* p, std::size_t bytes) { return kernel_bytes(p, bytes, 0); }
+std::size_t kernel_written_bytes(const void* p, std::size_t bytes) { return kernel_bytes(p, bytes, 1); }
+long long kernel_load_sectors() { return g_load_sectors.load(); }
+long long kernel_store_sectors() { return g_store_sectors.load(); }
+long long kernel_launches() { return g_launches.load(); }
+
+std::vector<HostWrite> host_writes() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_writes;
+}
+
+std::vector<HostAccess> host_accesses() {
+  std::map<std::pair<std::uintptr_t, bool>, long long> raw;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    raw = g_host;
+  }
+  // Several instructions of one line (a load and a store of `p[i] += 1`, ...) make one entry.
+  std::map<std::tuple<std::string, int, bool>, long long> grouped;
+  for (const auto& [key, count] : raw) {
+    const auto [file, line] = symbolize(key.first);
+    grouped[{file, line, key.second}] += count;
+  }
+  std::vector<HostAccess> out;
+  for (const auto& [key, count] : grouped) {
+    HostAccess h;
+    std::tie(h.file, h.line, h.store) = key;
+    h.count = count;
+    out.push_back(h);
+  }
+  return out;
+}
+
+void label_device_memory(const void* p, const std::string& name) {
+  std::uintptr_t base = 0;
+  std::size_t size = 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (!device_allocation_of(a, 0, base, size) || base != a) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_labels[base] = name;
+}
+
+void note_host_write(const void* dst, std::size_t bytes, const char* how, const char* file, int line) {
+  if (!g_active.load(std::memory_order_relaxed) || !bytes) return;
+  std::uintptr_t base = 0;
+  std::size_t size = 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(dst);
+  if (!device_allocation_of(a, bytes, base, size)) return;  // a copy to the host, or refused
+  const std::string h = how ? how : "?", f = file ? file : "?";
+  auto same_site = [&](const HostWrite& w) { return w.line == line && w.how == h && w.file == f; };
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (!g_writes.empty() && same_site(g_writes.back()) && g_writes.back().dst + g_writes.back().bytes == a) {
+    g_writes.back().bytes += bytes;  // the next row of a row-by-row upload
+    return;
+  }
+  if (g_writes.size() >= kMaxWriteRecords) {
+    // Bounded memory, and still nothing lost: the range grows to cover both (it stays inside
+    // the allocation, so it names no buffer the site did not write).
+    for (HostWrite& w : g_writes)
+      if (same_site(w) && w.dst >= base && w.dst < base + size) {
+        const std::uintptr_t end = std::max(w.dst + w.bytes, a + bytes);
+        w.dst = std::min(w.dst, a);
+        w.bytes = end - w.dst;
+        return;
+      }
+  }
+  g_writes.push_back(HostWrite{a, bytes, h, f, line});
+}
+
+void host_copy(void* dst, const void* src, std::size_t bytes, const char* how, const char* file, int line) {
+  note_host_write(dst, bytes, how, file, line);
+  if (bytes) std::memmove(dst, src, bytes);
+}
+void host_fill(void* dst, int value, std::size_t bytes, const char* how, const char* file, int line) {
+  note_host_write(dst, bytes, how, file, line);
+  if (bytes) std::memset(dst, value, bytes);
+}
+
+}  // namespace gpulab::emu
+
+namespace gpulab::emu::detail {
+
+void watch_begin_launch(Launch& L) {
+  if (!g_active.load()) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  L.watched = true;
+  ++g_launches;
+  L.watch_bits.clear();
+  for (const auto& [base, bytes] : L.allocations) {
+    std::unique_ptr<WatchBits>& wb = g_bits[base];
+    if (!wb || wb->bytes != bytes) wb = std::make_unique<WatchBits>(base, bytes);
+    L.watch_bits.push_back(wb.get());
+  }
+}
+
+std::uint64_t* watch_bitmap_slow(WatchBits& wb, int which) {
+  // calloc: a large bitmap comes from fresh zero pages, so only the parts that kernels touch
+  // take memory.
+  auto* fresh = static_cast<std::uint64_t*>(std::calloc((wb.bytes + 63) / 64 + 1, sizeof(std::uint64_t)));
+  if (!fresh) {
+    std::fprintf(stderr, "gpulab emulator: out of memory for the watch's access bitmaps\n");
+    std::abort();  // undercounting would wrongly accuse the kernel of not doing its work
+  }
+  std::uint64_t* expected = nullptr;
+  if (wb.bits[which].compare_exchange_strong(expected, fresh, std::memory_order_acq_rel)) return fresh;
+  std::free(fresh);  // another worker allocated it first
+  return expected;
+}
+
+void watch_add_sectors(long long load_sectors, long long store_sectors) {
+  g_load_sectors += load_sectors;
+  g_store_sectors += store_sectors;
+}
+
+void watch_note_host_access(std::uintptr_t return_address, bool store) {
+  if (!g_active.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  ++g_host[{return_address, store}];
+}
+
+std::string describe_device_bytes(std::uintptr_t base, std::size_t bytes, std::size_t offset, unsigned size) {
+  std::string label;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    auto it = g_labels.find(base);
+    if (it != g_labels.end()) label = it->second;
+  }
+  const std::string n = std::to_string(size) + (size == 1 ? " byte" : " bytes");
+  if (!label.empty()) return n + " at " + label + " + " + std::to_string(offset);
+  return n + " at offset " + std::to_string(offset) + " of a " + std::to_string(bytes) + "-byte device allocation";
+}
+
+void watch_forget_allocation(std::uintptr_t base) {
+  std::unique_ptr<WatchBits> gone;  // freed outside the lock
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_labels.erase(base);
+  auto it = g_bits.find(base);
+  if (it == g_bits.end()) return;
+  gone = std::move(it->second);
+  g_bits.erase(it);
+}
+
+}  // namespace gpulab::emu::detail

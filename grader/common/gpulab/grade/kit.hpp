@@ -1,0 +1,173 @@
+// gpulab/grade/kit.hpp - the lab kit: what every lab's checks need, written once.
+//
+// A lab's checks run twice, as two processes of the same check code:
+//
+//   the runner  (lab-NN-<impl> --channel FD, in the sandbox): links the code under test. Each
+//               kit::Call uploads the inputs, poisons the outputs (0xFF bytes: NaN for floats)
+//               with a guard zone after them, calls the code under test and sends everything
+//               it did -- the raw outputs, a hash of the inputs after the call, the error it
+//               raised, and on the emulator who wrote the outputs, how much of the inputs
+//               kernels read, the memory metrics and sanitizer findings -- over a pipe to the
+//               grader. It decides nothing.
+//   the judge   (lab-NN-solution --replay FILE, trusted, outside the sandbox): runs the same
+//               checks with the same seed, so it draws the same inputs, but never calls the code
+//               under test: each kit::Call takes what the runner recorded. It compares, applies
+//               the thresholds and writes the verdicts. The code under test never runs in the
+//               process that decides its grade.
+//
+// Calls, timings and measured values are matched by (check, sequence number): both processes make
+// the same calls in the same order because they run the same code on the same seed.
+//
+// Typical check:
+//   kit::Call call("row_sum(n = " + std::to_string(n) + ")");
+//   const float* m = call.input(host_matrix);   // uploaded; must come back unchanged
+//   float* sums = call.output<float>(n);        // poisoned, guarded, must be written by kernels
+//   if (!call.run([&] { row_sum(m, sums, n); })) return;   // failed: already reported
+//   std::vector<float> got = call.result(sums);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpulab/grade/timing.hpp"
+
+namespace gpulab::grade::kit {
+
+/// Elements after every output that must stay untouched (an off-by-one store lands there).
+inline constexpr std::size_t kGuard = 64;
+
+/// True in the judge (replaying a record), false in the runner (running the code under test).
+bool judging();
+
+/// The emulator's evidence about one call (empty on GPU back-ends).
+struct Evidence {
+  bool available = false;           ///< the emulator watched the call (tracing build)
+  long long launches = 0;           ///< kernel launches during the call
+  long long load_sectors = 0;       ///< 32-byte sectors moved by kernels' global loads
+  long long store_sectors = 0;      ///< ... and stores
+  std::vector<std::uint64_t> input_bytes_read;     ///< per input: distinct bytes kernels read
+  std::vector<std::uint64_t> output_bytes_written; ///< per output: distinct bytes kernels wrote
+  std::vector<std::string> host_writes;   ///< "copy_to_device into sums at row_sum.cu:20", ...
+  std::vector<std::string> host_accesses; ///< "row_sum.cu:21: host code loaded device memory (3x)"
+};
+
+/// One finding of the emulator's sanitizer, as recorded.
+struct Finding {
+  std::string kind, message;
+  long long count = 0;
+};
+
+/// One row of the emulator's per-line memory metrics, as recorded.
+struct MetricRow {
+  std::string launch, where;  ///< launch site, file:line of the access
+  bool shared = false, store = false, atomic = false;
+  long long requests = 0, bytes_requested = 0, units = 0, ideal_units = 0, lane_stride = 0;
+  double per_request() const { return requests ? double(units) / requests : 0; }
+  double ideal_per_request() const { return requests ? double(ideal_units) / requests : 0; }
+  double efficiency() const;
+};
+
+/// One call of the code under test with its inputs and outputs (see the file comment).
+class Call {
+ public:
+  explicit Call(std::string what);
+  ~Call();
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  /// An input of the call: uploaded before it, must come back unchanged. `must_read`: on the
+  /// emulator, kernels must read every byte of it (the result depends on every element).
+  template <class T>
+  const T* input(const std::vector<T>& host, const std::string& name, bool must_read = true) {
+    return static_cast<const T*>(add_input(host.data(), host.size() * sizeof(T), name, must_read));
+  }
+  /// An output of `n` elements: 0xFF bytes (or `initial`, for in-out arguments such as C of a
+  /// GEMM) before the call, then kGuard poisoned elements that must stay untouched.
+  template <class T>
+  T* output(std::size_t n, const std::string& name, const std::vector<T>* initial = nullptr) {
+    return static_cast<T*>(add_output(n * sizeof(T), sizeof(T), name, initial ? initial->data() : nullptr));
+  }
+  /// Runs the code under test (runner) or takes its record (judge). Returns false, with the
+  /// failure already reported, when the call raised an error or did not happen (no results).
+  /// The rules every lab shares (guard zone, inputs unchanged, outputs written by kernels,
+  /// inputs read by kernels, no host access to device memory) are judged here too: each
+  /// failure fails the running check, and the results are still returned for comparison.
+  bool run(const std::function<void()>& code_under_test);
+  /// The output's elements after the call (without the guard zone).
+  template <class T>
+  std::vector<T> result(const T* output) const {
+    const std::vector<unsigned char>& b = output_bytes(output);
+    std::vector<T> out(b.size() / sizeof(T));
+    if (!b.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(T));
+    return out;
+  }
+  const Evidence& evidence() const;
+  const std::vector<Finding>& findings() const;
+  const std::vector<MetricRow>& metrics() const;
+  const std::string& what() const;
+  struct State;  ///< the implementation's (kit.cpp)
+
+ private:
+  const void* add_input(const void* host, std::size_t bytes, const std::string& name, bool must_read);
+  void* add_output(std::size_t bytes, std::size_t elem, const std::string& name, const void* initial);
+  const std::vector<unsigned char>& output_bytes(const void* output) const;
+  std::unique_ptr<State> s_;
+};
+
+/// Device timing of `run(i)` (see timing.hpp), measured in the runner, replayed in the judge.
+Timing time(const std::string& name, const std::function<void(int)>& run);
+/// A number measured in the runner by trusted code (a ceiling: copy bandwidth, the vendor
+/// library's time), replayed in the judge.
+double measured(const std::string& name, const std::function<double()>& measure);
+/// Floats computed in the runner by trusted code (e.g. the vendor library's result on the timed
+/// inputs), replayed in the judge.
+std::vector<float> measured_floats(const std::string& name, const std::function<std::vector<float>()>& compute);
+
+/// Device memory of the runner for the timed runs of a performance check: `upload` returns a
+/// device pointer in the runner and a placeholder in the judge (never dereferenced there).
+class DeviceData {
+ public:
+  DeviceData() = default;
+  ~DeviceData();
+  DeviceData(const DeviceData&) = delete;
+  DeviceData& operator=(const DeviceData&) = delete;
+  template <class T>
+  const T* upload(const std::vector<T>& host) {
+    return static_cast<const T*>(upload_bytes(host.data(), host.size() * sizeof(T)));
+  }
+  template <class T>
+  T* scratch(std::size_t n) {
+    return static_cast<T*>(scratch_bytes(n * sizeof(T)));
+  }
+
+ private:
+  const void* upload_bytes(const void* host, std::size_t bytes);
+  void* scratch_bytes(std::size_t bytes);
+  std::vector<void*> owned_;
+};
+
+/// Fails the running check with the sanitizer findings of `calls` (first five kinds shown, the
+/// rest counted) and records their number; on GPU back-ends: not measured.
+void judge_findings(const std::vector<const Call*>& calls);
+/// Puts a call's metric rows into the report (JSON "metrics" rows and the info table).
+void report_metrics(const Call& call);
+/// The metrics row with the most sectors/wavefronts among the global loads (nullptr if none).
+const MetricRow* hottest_global_load(const Call& call);
+/// "file.cu:line" of a path and line.
+std::string where(const std::string& file, int line);
+
+/// A ratio that must reach `threshold`, measured by `measure` (returning {ratio, relative noise,
+/// text}); measured once more when the first result is below but within noise of it.
+struct Ratio {
+  double value = 0, noise = 0;
+  std::string text;
+  bool remeasured = false;
+};
+Ratio measure_ratio(double threshold, const std::function<Ratio()>& measure);
+
+}  // namespace gpulab::grade::kit

@@ -1,0 +1,467 @@
+// The lab kit (gpulab/grade/kit.hpp): calls of the code under test, recorded by the runner and
+// judged by the trusted judge with the rules every lab shares.
+#include "gpulab/grade/kit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "gpulab/grade/defences.hpp"
+#include "gpulab/grade/harness.hpp"
+#include "gpulab/host.hpp"
+#include "kit_record.hpp"
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+#include "gpulab/emu/metrics.hpp"
+#if __has_include("gpulab/emu/watch.hpp")
+#include "gpulab/emu/watch.hpp"
+#define GPULAB_KIT_WATCH 1
+#endif
+#endif
+
+using nlohmann::json;
+
+namespace gpulab::grade::kit {
+namespace {
+
+std::uint64_t fnv1a(const void* data, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+/// Placeholder addresses handed out in the judge: distinct, never dereferenced.
+void* placeholder() {
+  static std::uintptr_t next = 0x100000;
+  next += 0x1000;
+  return reinterpret_cast<void*>(next);
+}
+
+std::string bytes_text(double b) {
+  std::ostringstream os;
+  os.precision(3);
+  if (b >= 1 << 20) os << b / (1 << 20) << " MiB";
+  else if (b >= 1 << 10) os << b / (1 << 10) << " KiB";
+  else os << b << " bytes";
+  return os.str();
+}
+
+}  // namespace
+
+double MetricRow::efficiency() const {
+  if (!units) return 1.0;
+  if (shared) return static_cast<double>(ideal_units) / static_cast<double>(units);
+  return std::min(1.0, static_cast<double>(bytes_requested) / (32.0 * static_cast<double>(units)));
+}
+
+struct Call::State {
+  std::string what;
+  struct Input {
+    std::string name;
+    const void* host;
+    std::size_t bytes;
+    bool must_read;
+    std::uint64_t hash;
+    void* device = nullptr;
+  };
+  struct Output {
+    std::string name;
+    std::size_t bytes, elem;
+    void* device = nullptr;
+    std::vector<unsigned char> result;
+  };
+  std::vector<Input> inputs;
+  std::vector<Output> outputs;
+  Evidence evidence;
+  std::vector<Finding> findings;
+  std::vector<MetricRow> metrics;
+  bool ran = false;
+};
+
+Call::Call(std::string what) : s_(std::make_unique<State>()) { s_->what = std::move(what); }
+
+Call::~Call() {
+  if (judging()) return;
+  for (auto& i : s_->inputs) device_free(i.device);
+  for (auto& o : s_->outputs) device_free(o.device);
+}
+
+const Evidence& Call::evidence() const { return s_->evidence; }
+const std::vector<Finding>& Call::findings() const { return s_->findings; }
+const std::vector<MetricRow>& Call::metrics() const { return s_->metrics; }
+const std::string& Call::what() const { return s_->what; }
+
+const void* Call::add_input(const void* host, std::size_t bytes, const std::string& name, bool must_read) {
+  State::Input in{name, host, bytes, must_read, fnv1a(host, bytes)};
+  in.device = judging() ? placeholder() : device_malloc(std::max<std::size_t>(bytes, 1));
+  if (!judging() && bytes) copy_to_device(in.device, host, bytes);
+#if defined(GPULAB_KIT_WATCH)
+  if (!judging()) emu::label_device_memory(in.device, name);
+#endif
+  s_->inputs.push_back(in);
+  return in.device;
+}
+
+void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& name, const void* initial) {
+  State::Output out{name, bytes, elem};
+  const std::size_t total = bytes + kGuard * elem;
+  out.device = judging() ? placeholder() : device_malloc(total);
+  if (!judging()) {
+    fill_bytes(out.device, 0xFF, total);
+    if (initial && bytes) copy_to_device(out.device, initial, bytes);
+#if defined(GPULAB_KIT_WATCH)
+    emu::label_device_memory(out.device, name);
+#endif
+  }
+  s_->outputs.push_back(std::move(out));
+  return s_->outputs.back().device;
+}
+
+const std::vector<unsigned char>& Call::output_bytes(const void* output) const {
+  for (const auto& o : s_->outputs)
+    if (o.device == output) return o.result;
+  throw std::logic_error("kit::Call::result: not an output of " + s_->what);
+}
+
+namespace {
+
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+/// The emulator's view of the call just made (runner only).
+json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::vector<Call::State::Output>& outs) {
+#if !defined(GPULAB_KIT_WATCH)
+  (void)ins;
+  (void)outs;
+  return {{"available", false}};
+#else
+  json ev = {{"available", emu::watch_available()}};
+  if (!emu::watch_available()) return ev;
+  ev["launches"] = emu::kernel_launches();
+  ev["load_sectors"] = emu::kernel_load_sectors();
+  ev["store_sectors"] = emu::kernel_store_sectors();
+  json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array();
+  for (const auto& i : ins) read.push_back(i.bytes ? emu::kernel_read_bytes(i.device, i.bytes) : 0);
+  for (const auto& o : outs) written.push_back(o.bytes ? emu::kernel_written_bytes(o.device, o.bytes) : 0);
+  for (const auto& w : emu::host_writes()) {
+    for (const auto& o : outs) {
+      const auto b = reinterpret_cast<std::uintptr_t>(o.device);
+      if (w.dst < b + o.bytes + kGuard * o.elem && b < w.dst + w.bytes)
+        writes.push_back(w.how + " wrote " + bytes_text(static_cast<double>(w.bytes)) + " into " + o.name + " at " +
+                         where(w.file, w.line));
+    }
+  }
+  for (const auto& a : emu::host_accesses())
+    accesses.push_back(where(a.file, a.line) + ": host code " + (a.store ? "stored to" : "loaded from") +
+                       " device memory directly (" + std::to_string(a.count) + " times)");
+  ev["input_bytes_read"] = read;
+  ev["output_bytes_written"] = written;
+  ev["host_writes"] = writes;
+  ev["host_accesses"] = accesses;
+  return ev;
+#endif
+}
+
+json emulator_findings() {
+  json out = json::array();
+  for (const auto& f : emu::findings()) out.push_back({{"kind", f.kind}, {"message", f.message}, {"count", f.count}});
+  return out;
+}
+
+json emulator_metrics() {
+  json out = json::array();
+  for (const auto& m : emu::metrics_by_line())
+    out.push_back({{"launch", m.launch}, {"where", where(m.file, m.line)}, {"shared", m.shared}, {"store", m.store},
+                   {"atomic", m.atomic}, {"requests", m.requests}, {"bytes_requested", m.bytes_requested},
+                   {"units", m.units}, {"ideal_units", m.ideal_units}, {"lane_stride", m.lane_stride_bytes}});
+  return out;
+}
+#endif
+
+/// Runs the code under test and describes what it did (the runner's half of Call::run).
+json execute(const std::string& what, const std::function<void()>& code, std::vector<Call::State::Input>& ins,
+             std::vector<Call::State::Output>& outs) {
+  json e = {{"type", "call"}, {"what", what}, {"error", nullptr}};
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+  emu::reset_findings();
+  emu::reset_metrics();
+#if defined(GPULAB_KIT_WATCH)
+  emu::begin_watch();
+#endif
+#endif
+  try {
+    code();
+    synchronize();
+  } catch (const std::exception& ex) {
+    // A fault surfaces at the kit's own synchronize: name the call, not this file.
+    std::string m = ex.what();
+    const auto here = m.find("kit.cpp:");
+    if (here != std::string::npos && here < 300 && m.find(": ", here) != std::string::npos)
+      m = "after it returned, " + m.substr(m.find(": ", here) + 2);
+    e["error"] = m;
+  } catch (...) {
+    e["error"] = "the code under test threw an exception that is not a std::exception";
+  }
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+#if defined(GPULAB_KIT_WATCH)
+  emu::end_watch();
+#endif
+  e["evidence"] = emulator_evidence(ins, outs);
+  e["findings"] = emulator_findings();
+  e["metrics"] = emulator_metrics();
+#endif
+  json results = json::array(), hashes = json::array();
+  try {
+    for (auto& o : outs) {
+      std::vector<std::uint8_t> b(o.bytes + kGuard * o.elem);
+      copy_to_host(b.data(), o.device, b.size());
+      results.push_back(json::binary(std::move(b)));
+    }
+    for (auto& i : ins) {
+      std::vector<unsigned char> b(i.bytes);
+      if (i.bytes) copy_to_host(b.data(), i.device, i.bytes);
+      hashes.push_back(fnv1a(b.data(), b.size()));
+    }
+  } catch (const std::exception& ex) {
+    if (e["error"].is_null()) e["error"] = std::string("reading the results back failed: ") + ex.what();
+  }
+  e["outputs"] = results;
+  e["inputs_hash"] = hashes;
+  return e;
+}
+
+}  // namespace
+
+bool Call::run(const std::function<void()>& code_under_test) {
+  const int seq = record::next_seq();
+  json e;
+  const json* got = nullptr;
+  if (judging()) {
+    got = record::replay("call", s_->what);
+    if (!got) return false;
+  } else {
+    e = execute(s_->what, code_under_test, s_->inputs, s_->outputs);
+    e["seq"] = seq;
+    record::send(e);
+    got = &e;
+  }
+  const json& r = *got;
+  s_->ran = true;
+  if (!r["error"].is_null()) {
+    ADD_FAILURE() << s_->what << " failed: " << r["error"].get<std::string>();
+    return false;
+  }
+  const auto& outs = r.value("outputs", json::array());
+  const auto& hashes = r.value("inputs_hash", json::array());
+  if (outs.size() != s_->outputs.size() || hashes.size() != s_->inputs.size()) {
+    ADD_FAILURE() << "the record of " << s_->what << " is incomplete";
+    return false;
+  }
+  for (std::size_t k = 0; k < s_->outputs.size(); ++k) {
+    auto& o = s_->outputs[k];
+    const auto& b = outs[k].get_binary();
+    if (b.size() != o.bytes + kGuard * o.elem) {
+      ADD_FAILURE() << "the record of " << s_->what << " has a wrong size for " << o.name;
+      return false;
+    }
+    o.result.assign(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(o.bytes));
+    for (std::size_t i = o.bytes; i < b.size(); ++i)
+      if (b[i] != 0xFF && record::first_time("guard " + o.name)) {
+        const std::size_t elem = i / o.elem;
+        ADD_FAILURE() << s_->what << " wrote " << o.name << "[" << elem << "], past its last element ("
+                      << o.bytes / o.elem - 1 << ")\n  hint: threads (or blocks) beyond the end must not store;"
+                      << " guard the store with the size";
+        break;
+      }
+  }
+  for (std::size_t k = 0; k < s_->inputs.size(); ++k)
+    if (hashes[k].get<std::uint64_t>() != s_->inputs[k].hash && record::first_time("input " + s_->inputs[k].name)) {
+      ADD_FAILURE() << s_->what << " modified the input " << s_->inputs[k].name << "; it must only read it";
+    }
+  for (const auto& f : r.value("findings", json::array()))
+    s_->findings.push_back({f.value("kind", ""), f.value("message", ""), f.value("count", 0LL)});
+  for (const auto& m : r.value("metrics", json::array())) {
+    MetricRow row;
+    row.launch = m.value("launch", "");
+    row.where = m.value("where", "");
+    row.shared = m.value("shared", false);
+    row.store = m.value("store", false);
+    row.atomic = m.value("atomic", false);
+    row.requests = m.value("requests", 0LL);
+    row.bytes_requested = m.value("bytes_requested", 0LL);
+    row.units = m.value("units", 0LL);
+    row.ideal_units = m.value("ideal_units", 0LL);
+    row.lane_stride = m.value("lane_stride", 0LL);
+    s_->metrics.push_back(row);
+  }
+  const json ev = r.value("evidence", json::object());
+  Evidence& E = s_->evidence;
+  E.available = ev.value("available", false);
+  if (!E.available) return true;
+  E.launches = ev.value("launches", 0LL);
+  E.load_sectors = ev.value("load_sectors", 0LL);
+  E.store_sectors = ev.value("store_sectors", 0LL);
+  E.input_bytes_read = ev.value("input_bytes_read", std::vector<std::uint64_t>{});
+  E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
+  E.host_writes = ev.value("host_writes", std::vector<std::string>{});
+  E.host_accesses = ev.value("host_accesses", std::vector<std::string>{});
+
+  // The rules every lab shares: the work is done by kernels, on the device.
+  std::size_t output_bytes = 0;
+  for (const auto& o : s_->outputs) output_bytes += o.bytes;
+  if (defence_enabled("kernel-outputs")) {
+    if (E.launches == 0 && output_bytes > 0 && record::first_time("no kernel")) {
+      ADD_FAILURE() << s_->what << " ran no kernel (no block of any kernel ran): the results must be computed by"
+                    << " kernels on the device\n  hint: a launch with a grid of 0 blocks runs nothing (round the"
+                    << " block count up); computing on the host and copying the results is not the lab";
+    }
+    for (const auto& w : E.host_writes) {
+      if (!record::first_time("host write")) break;
+      ADD_FAILURE() << s_->what << ": " << w
+                    << ": the outputs must be written by kernels, not by host copies during the call";
+    }
+  }
+  if (defence_enabled("host-access") && !E.host_accesses.empty() && record::first_time("host access")) {
+    std::ostringstream os;
+    for (std::size_t i = 0; i < E.host_accesses.size() && i < 3; ++i) os << "\n  " << E.host_accesses[i];
+    ADD_FAILURE() << s_->what << ": host code dereferenced device memory:" << os.str()
+                  << "\n  hint: on a GPU the host cannot read or write a device pointer (illegal address); copy with"
+                     " gpulab::copy_to_host / copy_to_device, and compute in kernels";
+  }
+  if (defence_enabled("input-coverage") && E.input_bytes_read.size() == s_->inputs.size())
+    for (std::size_t k = 0; k < s_->inputs.size(); ++k) {
+      const auto& in = s_->inputs[k];
+      if (!in.must_read || E.input_bytes_read[k] >= in.bytes || !record::first_time("coverage " + in.name)) continue;
+      std::ostringstream os;
+      os.precision(3);
+      os << s_->what << ": kernels read " << 100.0 * E.input_bytes_read[k] / std::max<std::size_t>(in.bytes, 1)
+         << "% of the input " << in.name << " (" << E.input_bytes_read[k] << " of " << in.bytes
+         << " bytes), but every element of it matters to the result"
+         << "\n  hint: the result must be computed by kernels from the inputs on the device (work done on the host,"
+            " or a kernel that skips part of the input, is not the lab)";
+      ADD_FAILURE() << os.str();
+    }
+  // The results are still returned: the caller's comparison adds what is wrong with them.
+  return true;
+}
+
+Timing time(const std::string& name, const std::function<void(int)>& run) {
+  const int seq = record::next_seq();
+  if (judging()) {
+    const json* e = record::replay("timing", name);
+    if (!e) return {};
+    return {e->value("median_ms", 0.0), e->value("rse", 1.0), e->value("samples", 0)};
+  }
+  const Timing t = time_device(name, run);
+  record::send({{"type", "timing"}, {"seq", seq}, {"name", name}, {"median_ms", t.median_ms}, {"rse", t.rse},
+                {"samples", t.samples}});
+  return t;
+}
+
+double measured(const std::string& name, const std::function<double()>& measure) {
+  const int seq = record::next_seq();
+  if (judging()) {
+    const json* e = record::replay("value", name);
+    return e ? e->value("value", NAN) : NAN;
+  }
+  const double v = measure();
+  record::send({{"type", "value"}, {"seq", seq}, {"name", name}, {"value", v}});
+  return v;
+}
+
+std::vector<float> measured_floats(const std::string& name, const std::function<std::vector<float>()>& compute) {
+  const int seq = record::next_seq();
+  if (judging()) {
+    const json* e = record::replay("floats", name);
+    if (!e) return {};
+    const auto& b = (*e)["data"].get_binary();
+    std::vector<float> out(b.size() / sizeof(float));
+    if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(float));
+    return out;
+  }
+  std::vector<float> v = compute();
+  std::vector<std::uint8_t> bytes(v.size() * sizeof(float));
+  if (!v.empty()) std::memcpy(bytes.data(), v.data(), bytes.size());
+  record::send({{"type", "floats"}, {"seq", seq}, {"name", name}, {"data", json::binary(std::move(bytes))}});
+  return v;
+}
+
+DeviceData::~DeviceData() {
+  for (void* p : owned_) device_free(p);
+}
+const void* DeviceData::upload_bytes(const void* host, std::size_t bytes) {
+  if (judging()) return placeholder();
+  void* p = device_malloc(std::max<std::size_t>(bytes, 1));
+  owned_.push_back(p);
+  if (bytes) copy_to_device(p, host, bytes);
+  return p;
+}
+void* DeviceData::scratch_bytes(std::size_t bytes) {
+  if (judging()) return placeholder();
+  void* p = device_malloc(std::max<std::size_t>(bytes, 1));
+  owned_.push_back(p);
+  return p;
+}
+
+void judge_findings(const std::vector<const Call*>& calls) {
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+  std::map<std::pair<std::string, std::string>, long long> seen;  // (kind, message) -> count
+  std::vector<Finding> all;
+  long long total = 0;
+  for (const Call* c : calls)
+    for (const auto& f : c->findings()) {
+      total += std::max(1LL, f.count);
+      auto [it, fresh] = seen.try_emplace({f.kind, f.message}, 0);
+      it->second += std::max(1LL, f.count);
+      if (fresh) all.push_back(f);
+    }
+  grade::record(static_cast<double>(total), 0, "findings");
+  for (std::size_t i = 0; i < all.size() && i < 5; ++i) ADD_FAILURE() << all[i].kind << ": " << all[i].message;
+  if (all.size() > 5) ADD_FAILURE() << "... and " << all.size() - 5 << " more kinds of finding";
+#else
+  (void)calls;
+  not_measured("this back-end has no sanitizer in the grader yet");
+#endif
+}
+
+void report_metrics(const Call& call) {
+  std::ostringstream table;
+  std::string launch;
+  char buf[256];
+  for (const auto& m : call.metrics()) {
+    if (m.launch != launch) table << "kernel launched at " << (launch = m.launch) << "\n";
+    const std::string kind = std::string(m.shared ? "shared " : "global ") + (m.atomic ? "atomic" : m.store ? "store" : "load");
+    std::snprintf(buf, sizeof buf, "  %-28s %-14s %10lld %8.2f (%.2f) %9.1f%%\n", m.where.c_str(), kind.c_str(),
+                  m.requests, m.per_request(), m.ideal_per_request(), 100.0 * m.efficiency());
+    table << buf;
+  }
+  info("metrics", table.str());
+  for (const auto& m : call.metrics())
+    emit_metric({m.launch, m.where, m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load",
+                 std::to_string(m.requests), std::to_string(m.per_request()), std::to_string(m.ideal_per_request()),
+                 std::to_string(m.efficiency()), std::to_string(m.lane_stride)});
+}
+
+const MetricRow* hottest_global_load(const Call& call) {
+  const MetricRow* hot = nullptr;
+  for (const auto& m : call.metrics())
+    if (!m.shared && !m.store && (!hot || m.units > hot->units)) hot = &m;
+  return hot;
+}
+
+std::string where(const std::string& file, int line) {
+  return file.substr(file.rfind('/') + 1) + ":" + std::to_string(line);
+}
+
+Ratio measure_ratio(double threshold, const std::function<Ratio()>& measure) {
+  Ratio r = measure();
+  if (r.value < threshold && threshold - r.value < 3 * r.noise * threshold) {
+    r = measure();
+    r.remeasured = true;
+    r.text += " (measured twice: the first was within noise of the threshold)";
+  }
+  return r;
+}
+
+}  // namespace gpulab::grade::kit

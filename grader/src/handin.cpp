@@ -1,0 +1,225 @@
+#include "handin.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "gpulab/grade/defences.hpp"
+#include "process.hpp"
+#include "vetting.hpp"
+
+namespace fs = std::filesystem;
+
+namespace gpulab::grade {
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+/// The compile command CMake recorded for the lab's submission slot (compile_commands.json).
+std::vector<std::string> compile_command(const std::string& build_dir, const std::string& source_path) {
+  std::ifstream in(build_dir + "/compile_commands.json");
+  const nlohmann::json db = nlohmann::json::parse(in, nullptr, false);
+  if (db.is_array())
+    for (const auto& e : db)
+      if (e.value("file", "") == source_path) {
+        if (e.contains("arguments")) return e["arguments"].get<std::vector<std::string>>();
+        return split_command(e.value("command", ""));
+      }
+  throw std::runtime_error("no compile command for " + source_path + " in " + build_dir +
+                           "/compile_commands.json (reconfigure the build)");
+}
+
+/// The link command of the lab's submission slot, as Ninja would run it.
+std::vector<std::string> link_command(const std::string& build_dir, const std::string& target) {
+  const ProcessResult r = run_process({"ninja", "-C", build_dir, "-t", "commands", target}, {}, 60);
+  if (!r.ok()) throw std::runtime_error("cannot read the link command of " + target + ": " + tail_lines(r.output, 5));
+  std::istringstream lines(r.output);
+  std::string line, last;
+  while (std::getline(lines, line))
+    if (line.find(" -o ") != std::string::npos) last = line;
+  // CMake wraps it as ": && <link> && :".
+  if (last.rfind(": && ", 0) == 0) last.erase(0, 5);
+  const auto tail = last.rfind(" && :");
+  if (tail != std::string::npos) last.erase(tail);
+  if (last.find("&&") != std::string::npos || last.empty())
+    throw std::runtime_error("unexpected link command for " + target + ": " + last);
+  return split_command(last);
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// Compiler and linker lines worth showing: errors, their notes and context, the linker's causes.
+std::string compiler_errors(const std::string& output) {
+  std::istringstream in(output);
+  std::string line, errors;
+  int kept = 0;
+  while (std::getline(in, line) && kept < 25) {
+    if (line.find("error") != std::string::npos || line.find("note:") != std::string::npos ||
+        line.find("undefined reference") != std::string::npos ||
+        line.find("multiple definition") != std::string::npos ||
+        (!errors.empty() && line.rfind("  ", 0) == 0)) {
+      errors += line + "\n";
+      ++kept;
+    }
+  }
+  return errors.empty() ? tail_lines(output, 25) : errors;
+}
+
+HandinBuild failed(const std::string& message, const std::string& isolation = "") {
+  HandinBuild b;
+  b.message = message;
+  b.isolation = isolation;
+  return b;
+}
+
+}  // namespace
+
+std::vector<std::string> split_command(const std::string& command) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_token = false;
+  char quote = 0;
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < command.size()) cur += command[++i];
+      else cur += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_token = true;
+    } else if (c == '\\' && i + 1 < command.size()) {
+      cur += command[++i];
+      in_token = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_token) out.push_back(cur);
+      cur.clear();
+      in_token = false;
+    } else {
+      cur += c;
+      in_token = true;
+    }
+  }
+  if (in_token) out.push_back(cur);
+  return out;
+}
+
+ProcessResult confined(const std::vector<std::string>& argv, const SandboxSpec& spec, bool echo) {
+  return run_sandboxed(defence_enabled("sandbox") ? best_isolation() : Isolation::rlimits, argv, spec, echo);
+}
+
+SandboxSpec base_sandbox(const std::string& build_dir, const std::string& writable, double timeout_seconds) {
+  SandboxSpec spec;
+  spec.read_only = {GPULAB_SOURCE_DIR, build_dir};
+  for (const char* toolkit : {"/usr/local/cuda", "/opt/rocm", "/opt/nvidia"})
+    if (fs::exists(toolkit)) spec.read_only.push_back(fs::canonical(toolkit).string());
+  spec.writable = {writable};
+  spec.env = {{"PATH", "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"}, {"HOME", writable},
+              {"TMPDIR", "/tmp"}, {"LANG", "C.UTF-8"}};
+  spec.workdir = writable;
+  spec.timeout_seconds = timeout_seconds;
+  return spec;
+}
+
+HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const std::vector<std::string>& files,
+                         const std::string& work_dir, double timeout_seconds, bool verbose) {
+  fs::create_directories(work_dir + "/src");
+  fs::create_directories(work_dir + "/obj");
+  // The compiler, the linker and the tools run in the sandbox, with limits: a compile-time bomb
+  // (deep templates, a huge constant array) stops at the time or memory limit.
+  SandboxSpec spec = base_sandbox(build_dir, work_dir, timeout_seconds);
+  spec.address_space_bytes = std::size_t{8} << 30;
+  spec.file_size_bytes = std::size_t{512} << 20;
+
+  std::vector<std::string> objects;
+  std::string isolation;
+  for (std::size_t k = 0; k < lab.sources.size(); ++k) {
+    const std::string& source = lab.sources[k];
+    const std::string staged = work_dir + "/src/" + source;
+    std::ofstream(staged, std::ios::binary) << vetting::staged_text(read_text(files[k]), files[k]);
+    const std::string object = work_dir + "/obj/" + source + ".o", deps = work_dir + "/obj/" + source + ".d";
+    std::vector<std::string> cmd = compile_command(build_dir, lab.submission_dir + "/" + source);
+    for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
+      if (cmd[i] == "-o") cmd[i + 1] = object;
+    for (auto& arg : cmd)
+      if (arg == lab.submission_dir + "/" + source) arg = staged;
+    cmd.insert(cmd.begin() + 1, {"-MD", "-MF", deps});
+    spec.workdir = build_dir;  // the command's relative paths are the build tree's
+    const ProcessResult cc = confined(cmd, spec, verbose);
+    isolation = cc.isolation;
+    if (cc.timed_out)
+      return failed("compiling " + source + " did not finish within " + std::to_string(int(timeout_seconds)) +
+                        " s (the build's time limit)\n  hint: a template or constexpr computation that never ends?",
+                    isolation);
+    if (!cc.ok())
+      return failed("the code does not compile (" + cc.describe() + "):\n" + compiler_errors(cc.output), isolation);
+    if (defence_enabled("includes")) {
+      std::vector<std::string> allowed_files;
+      for (const auto& e : fs::directory_iterator(lab.lab_dir))
+        if (e.path().extension() == ".hpp" || e.path().extension() == ".h") allowed_files.push_back(e.path().string());
+      const std::string bad = vetting::check_dependencies(
+          deps, GPULAB_SOURCE_DIR,
+          {std::string(GPULAB_SOURCE_DIR) + "/common/include", std::string(GPULAB_SOURCE_DIR) + "/common/emu/include",
+           work_dir + "/src"},
+          allowed_files);
+      if (!bad.empty()) return failed(bad, isolation);
+    }
+    objects.push_back(object);
+  }
+
+  // Link: the lab's checks and the harness, exactly as CMake links the submission slot.
+  const std::string target = "lab-" + lab.id + "-submission";
+  std::vector<std::string> link = link_command(build_dir, target);
+  const std::string runner = work_dir + "/runner";
+  std::vector<std::string> ours;
+  std::size_t replaced = 0;
+  for (std::size_t i = 0; i < link.size(); ++i) {
+    std::string& arg = link[i];
+    if (i > 0 && link[i - 1] == "-o") {
+      arg = runner;
+      continue;
+    }
+    for (std::size_t k = 0; k < lab.sources.size(); ++k)
+      if (ends_with(arg, "/submissions/" + lab.id + "/" + lab.sources[k] + ".o")) {
+        arg = objects[k];
+        ++replaced;
+      }
+    if (arg[0] != '-' && (ends_with(arg, ".o") || ends_with(arg, ".a") || ends_with(arg, ".so")) &&
+        std::find(objects.begin(), objects.end(), arg) == objects.end()) {
+      const fs::path p = fs::path(arg).is_absolute() ? fs::path(arg) : fs::path(build_dir) / arg;
+      if (p.string().rfind(build_dir, 0) == 0) ours.push_back(p.string());
+    }
+  }
+  if (replaced != objects.size()) return failed("grader error: the link command of " + target + " has no slot", isolation);
+
+  if (defence_enabled("symbols")) {
+    std::vector<std::string> contract;
+    for (const auto& f : lab.functions) contract.push_back(f);
+    const std::string bad = vetting::check_object_symbols(objects, contract, vetting::defined_symbols(ours),
+                                                          fs::path(files[0]).filename().string());
+    if (!bad.empty()) return failed(bad, isolation);
+  }
+
+  const ProcessResult ld = confined(link, spec, verbose);
+  if (!ld.ok())
+    return failed("the code does not link (" + ld.describe() + "):\n" + compiler_errors(ld.output) +
+                      "  hint: the lab's header declares the function(s) you must define, with exactly that signature",
+                  isolation);
+  HandinBuild b;
+  b.ok = true;
+  b.executable = runner;
+  b.isolation = isolation;
+  return b;
+}
+
+}  // namespace gpulab::grade

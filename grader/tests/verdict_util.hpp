@@ -1,0 +1,135 @@
+// What the end-to-end grader tests share: a submission's stated expectations, running the real
+// grader on it, and reading its JSON report.
+//
+// Expectation lines in a submission (or in the CASE file of a hand-in folder):
+//   // expect: correctness fail "substring of a failing check's message"
+//   // expect: performance pass
+//   // expect[emu]: sanitizer fail "race"        (only on that back-end)
+//   // expect: lab pass
+//   // expect: exit 2 "substring of the grader's output"   (the grader's exit status)
+//   // options: --timeout 10                       (extra grader options)
+//   // defence: symbols,sandbox                    (adversarial suite: what stops it)
+// `fail` means at least one check of that kind failed (and, with a substring, that one failing
+// check of that kind says it); `pass` means every check of that kind passed.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace verdict {
+
+namespace fs = std::filesystem;
+
+struct Expectation {
+  std::string kind;  // correctness | performance | sanitizer | lab | exit
+  bool pass = false;
+  int exit_status = -1;
+  std::string substring;
+};
+
+struct Stated {
+  std::vector<Expectation> expect;
+  std::string options;
+  std::string defences;
+  std::string report;  // "fifo", "symlink", "missing-dir": how the JSON path is spoiled
+};
+
+inline std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+inline Stated parse(const std::string& text, const std::string& backend) {
+  Stated s;
+  const std::regex expect_re(R"re(//\s*expect(\[(\w+)\])?:\s*(\w+)\s+(pass|fail|\d+)(\s+"([^"]*)")?)re");
+  const std::regex options_re(R"re(//\s*options:\s*(.*))re");
+  const std::regex defence_re(R"re(//\s*defence:\s*([\w,-]+))re");
+  const std::regex report_re(R"re(//\s*report:\s*([\w-]+))re");
+  std::istringstream in(text);
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, expect_re)) {
+      if (m[2].matched && m[2].str() != backend) continue;
+      Expectation e;
+      e.kind = m[3].str();
+      e.pass = m[4].str() == "pass";
+      if (e.kind == "exit") e.exit_status = std::atoi(m[4].str().c_str());
+      e.substring = m[6].matched ? m[6].str() : "";
+      s.expect.push_back(e);
+    } else if (std::regex_search(line, m, options_re)) {
+      s.options += " " + m[1].str();
+    } else if (std::regex_search(line, m, defence_re)) {
+      s.defences = m[1].str();
+    } else if (std::regex_search(line, m, report_re)) {
+      s.report = m[1].str();
+    }
+  }
+  return s;
+}
+
+struct Outcome {
+  int exit_status = -1;
+  std::string log;          // the grader's console output
+  nlohmann::json report;    // null when none could be read
+};
+
+/// Runs the grader; `env` is prepended to the command (e.g. "GPULAB_GRADER_DISABLE=symbols").
+inline Outcome grade(const std::string& grader, const std::string& lab, const std::string& what,
+                     const std::string& options, const std::string& env, const fs::path& json) {
+  const std::string cmd = env + " " + grader + " grade " + lab + " " + what + " --timeout 60" + options + " --json '" +
+                          json.string() + "' --junit '" + json.string() + ".xml' > '" + json.string() + ".log' 2>&1";
+  Outcome o;
+  const int rc = std::system(cmd.c_str());
+  o.exit_status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  o.log = read(json.string() + ".log");
+  if (fs::is_regular_file(json)) o.report = nlohmann::json::parse(read(json), nullptr, false);
+  return o;
+}
+
+/// Empty when the outcome meets every expectation; else what did not hold.
+inline std::string unmet(const Outcome& o, const std::vector<Expectation>& expect) {
+  std::ostringstream why;
+  for (const auto& e : expect) {
+    if (e.kind == "exit") {
+      if (o.exit_status != e.exit_status) why << "exit status " << o.exit_status << ", expected " << e.exit_status << "\n";
+      else if (!e.substring.empty() && o.log.find(e.substring) == std::string::npos)
+        why << "the grader's output does not say \"" << e.substring << "\"\n";
+      continue;
+    }
+    if (!o.report.is_object() || !o.report.contains("labs") || o.report["labs"].empty()) {
+      why << "no readable JSON report (exit " << o.exit_status << ")\n";
+      continue;
+    }
+    const auto& lab = o.report["labs"][0];
+    if (e.kind == "lab") {
+      if (lab.value("passed", false) != e.pass) why << "lab " << (e.pass ? "failed" : "passed") << "\n";
+      continue;
+    }
+    bool any = false, all_pass = true, said = e.substring.empty();
+    for (const auto& c : lab.value("checks", nlohmann::json::array())) {
+      if (c.value("kind", "") != e.kind) continue;
+      any = true;
+      const bool passed = c.value("passed", false);
+      all_pass = all_pass && passed;
+      if (!passed && c.value("message", "").find(e.substring) != std::string::npos) said = true;
+    }
+    if (!any) why << "no " << e.kind << " check in the report\n";
+    else if (e.pass && !all_pass) why << "a " << e.kind << " check failed\n";
+    else if (!e.pass && all_pass) why << "every " << e.kind << " check passed\n";
+    else if (!e.pass && !said) why << "no failing " << e.kind << " check says \"" << e.substring << "\"\n";
+  }
+  return why.str();
+}
+
+}  // namespace verdict
