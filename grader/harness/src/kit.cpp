@@ -72,6 +72,7 @@ struct Call::State {
     std::size_t bytes, elem;
     void* device = nullptr;
     std::vector<unsigned char> result;
+    std::vector<unsigned char> before;  ///< runner: the bytes it held before the call
   };
   std::vector<Input> inputs;
   std::vector<Output> outputs;
@@ -112,6 +113,8 @@ void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& n
   if (!judging()) {
     fill_bytes(out.device, 0xFF, total);
     if (initial && bytes) copy_to_device(out.device, initial, bytes);
+    out.before.assign(bytes, 0xFF);
+    if (initial && bytes) std::memcpy(out.before.data(), initial, bytes);
 #if defined(GPULAB_KIT_WATCH)
     emu::label_device_memory(out.device, name);
 #endif
@@ -141,9 +144,19 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   ev["launches"] = emu::kernel_launches();
   ev["load_sectors"] = emu::kernel_load_sectors();
   ev["store_sectors"] = emu::kernel_store_sectors();
-  json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array();
+  json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array(),
+       changed = json::array();
   for (const auto& i : ins) read.push_back(i.bytes ? emu::kernel_read_bytes(i.device, i.bytes) : 0);
-  for (const auto& o : outs) written.push_back(o.bytes ? emu::kernel_written_bytes(o.device, o.bytes) : 0);
+  for (const auto& o : outs) {
+    written.push_back(o.bytes ? emu::kernel_written_bytes(o.device, o.bytes) : 0);
+    // Bytes that differ after the call: whatever changed them, kernels must have written at least
+    // that many (host code's libc memcpy into a device pointer is not traced, but shows here).
+    std::vector<unsigned char> now(o.bytes);
+    if (o.bytes) copy_to_host(now.data(), o.device, o.bytes);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < o.bytes; ++i) n += now[i] != o.before[i];
+    changed.push_back(n);
+  }
   for (const auto& w : emu::host_writes()) {
     for (const auto& o : outs) {
       const auto b = reinterpret_cast<std::uintptr_t>(o.device);
@@ -157,6 +170,7 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
                        " device memory directly (" + std::to_string(a.count) + " times)");
   ev["input_bytes_read"] = read;
   ev["output_bytes_written"] = written;
+  ev["output_bytes_changed"] = changed;
   ev["host_writes"] = writes;
   ev["host_accesses"] = accesses;
   return ev;
@@ -304,6 +318,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
   E.store_sectors = ev.value("store_sectors", 0LL);
   E.input_bytes_read = ev.value("input_bytes_read", std::vector<std::uint64_t>{});
   E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
+  const auto changed = ev.value("output_bytes_changed", std::vector<std::uint64_t>{});
   E.host_writes = ev.value("host_writes", std::vector<std::string>{});
   E.host_accesses = ev.value("host_accesses", std::vector<std::string>{});
 
@@ -322,6 +337,15 @@ bool Call::run(const std::function<void()>& code_under_test) {
                     << ": the outputs must be written by kernels, not by host copies during the call";
     }
   }
+  if (defence_enabled("kernel-outputs") && changed.size() == s_->outputs.size() &&
+      E.output_bytes_written.size() == s_->outputs.size())
+    for (std::size_t k = 0; k < s_->outputs.size(); ++k)
+      if (changed[k] > E.output_bytes_written[k] && record::first_time("unseen write " + s_->outputs[k].name)) {
+        ADD_FAILURE() << s_->what << ": " << changed[k] << " bytes of " << s_->outputs[k].name
+                      << " changed during the call, but kernels wrote only " << E.output_bytes_written[k]
+                      << ": host code wrote the output (e.g. memcpy into a device pointer)"
+                      << "\n  hint: on a GPU the host cannot write a device pointer; the outputs must be computed by kernels";
+      }
   if (defence_enabled("host-access") && !E.host_accesses.empty() && record::first_time("host access")) {
     std::ostringstream os;
     for (std::size_t i = 0; i < E.host_accesses.size() && i < 3; ++i) os << "\n  " << E.host_accesses[i];
