@@ -1,6 +1,7 @@
 #include "labs.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -191,8 +192,14 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   // 0. The judge (the reference solution's executable: trusted code, built from the pristine
   // tree) and everything a hand-in links with.
   const std::string judge_target = "lab-" + lab.id + "-solution";
-  const ProcessResult trusted =
-      run_process({"cmake", "--build", opt.build_dir, "--target", judge_target}, {}, 1800, opt.verbose);
+  ProcessResult trusted;
+  {
+    // Graders sharing a build tree (a class graded in parallel) take turns at building it.
+    const int lock = ::open((opt.build_dir + "/.gpulab-build.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (lock >= 0) ::flock(lock, LOCK_EX);
+    trusted = run_process({"cmake", "--build", opt.build_dir, "--target", judge_target}, {}, 1800, opt.verbose);
+    if (lock >= 0) ::close(lock);
+  }
   if (!trusted.ok()) throw std::runtime_error("building " + judge_target + " failed:\n" + tail_lines(trusted.output, 30));
   const std::string judge = opt.build_dir + "/grader/labs/" + lab.id + "/" + judge_target;
 

@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -93,8 +92,11 @@ bool set_rubric_value(const std::string& path, const std::string& section, const
   }
   std::ofstream out(path);
   for (const auto& l : lines) out << l << "\n";
-  if (!out) std::fprintf(stderr, "gpulab calibrate: cannot write %s\n", path.c_str());
-  else std::fprintf(stderr, "gpulab calibrate: %s: [%s] %s = %s\n", path.c_str(), section.c_str(), key.c_str(), value.c_str());
+  if (!out)
+    std::fprintf(stderr, "gpulab calibrate: cannot write %s\n", path.c_str());
+  else
+    std::fprintf(stderr, "gpulab calibrate: %s: [%s] %s = %s\n", path.c_str(), section.c_str(), key.c_str(),
+                 value.c_str());
   return static_cast<bool>(out);
 }
 
@@ -130,8 +132,9 @@ int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vec
       if (!r.passed) {
         std::fprintf(stderr, "  the reference solution did not pass every check (thresholds may be off):\n");
         for (const auto& c : r.checks)
-          if (!c.passed) std::fprintf(stderr, "    %s: %s\n", console_text(c.name, true).c_str(),
-                       console_text(c.message, false).c_str());
+          if (!c.passed)
+            std::fprintf(stderr, "    %s: %s\n", console_text(c.name, true).c_str(),
+                         console_text(c.message, false).c_str());
       }
       device = r.info.count("device") ? r.info["device"] : device;
       for (const auto& [key, value] : r.info) {
@@ -166,7 +169,8 @@ int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vec
 /// Writes the JSON and JUnit reports that were asked for; prints why one could not be written.
 bool write_reports(const Report& report, const std::string& json, const std::string& junit) {
   bool ok = true;
-  const auto attempt = [&](const std::string& path, const char* what, void (*write)(const Report&, const std::string&)) {
+  const auto attempt = [&](const std::string& path, const char* what,
+                           void (*write)(const Report&, const std::string&)) {
     if (path.empty()) return;
     try {
       write(report, path);
@@ -212,12 +216,19 @@ int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const s
     const LabInfo& lab = selected[i];
     std::fprintf(stderr, "grading %s (%s) ...\n", lab.id.c_str(), opt.impl.c_str());
     LabResult r;
+    std::string error;
     try {
       r = grade_lab(lab, opt);
     } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "an unknown exception";
+    }
+    if (!error.empty()) {  // the lab fails; the other labs are still graded
+      r = LabResult{};
       r.lab = lab.id;
       r.impl = opt.impl;
-      r.checks.push_back(Check{"grader", "correctness", false, "", "", "", std::string("grader error: ") + e.what()});
+      r.checks.push_back(Check{"grader", "correctness", false, "", "", "", "grader error: " + error});
       r.max_score = 1;
     }
     if (report.device == "device unknown" && r.info.count("device")) report.device = r.info["device"];
@@ -254,9 +265,10 @@ int main(int argc, char** argv) {
   // As before CLI11: an option given twice takes its last value (a verdict test's `// options:`
   // line overrides the --timeout it is given first).
   constexpr auto kLastWins = CLI::MultiOptionPolicy::TakeLast;
-  CLI::App app("Grades the labs: builds each implementation against the pristine checks and runs them "
-               "in a child process with a time limit.",
-               "gpulab");
+  CLI::App app(
+      "Grades the labs: builds each implementation against the pristine checks and runs them "
+      "in a child process with a time limit.",
+      "gpulab");
   app.require_subcommand(1);
   CLI::App* grade_cmd = app.add_subcommand("grade", "grade labs (no LAB: all of them)");
   grade_cmd->add_option("LAB", names, "01, 1, 01-coalescing or coalescing")->type_name("");
@@ -264,9 +276,10 @@ int main(int argc, char** argv) {
       ->type_name("student|solution")
       ->multi_option_policy(kLastWins)
       ->check(takes("student or solution", [](const std::string& v) { return v == "student" || v == "solution"; }));
-  grade_cmd->add_option("--submission", opt.submission,
-                        "grade PATH instead: a lab's file, or a directory laid out like the repository "
-                        "(labs/NN-name/...); the working tree is not touched")
+  grade_cmd
+      ->add_option("--submission", opt.submission,
+                   "grade PATH instead: a lab's file, or a directory laid out like the repository "
+                   "(labs/NN-name/...); the working tree is not touched")
       ->type_name("PATH")
       ->multi_option_policy(kLastWins);
   grade_cmd->add_option("--warp-size", warp, "emulator: run the checks at this warp size only (default: both)")
@@ -285,9 +298,10 @@ int main(int argc, char** argv) {
       ->type_name("FILE")
       ->multi_option_policy(kLastWins)
       ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
-  CLI::App* calibrate_cmd = app.add_subcommand(
-      "calibrate", "grade the reference solutions N times on this device and print (--write: store) the rubric "
-                   "thresholds they suggest");
+  CLI::App* calibrate_cmd =
+      app.add_subcommand("calibrate",
+                         "grade the reference solutions N times on this device and print (--write: store) the rubric "
+                         "thresholds they suggest");
   calibrate_cmd->add_option("LAB", names, "01, 1, 01-coalescing or coalescing")->type_name("");
   calibrate_cmd->add_option("--runs", runs, "how many times (default 3)")
       ->type_name("N")
@@ -300,7 +314,7 @@ int main(int argc, char** argv) {
   for (CLI::App* cmd : {grade_cmd, calibrate_cmd}) {
     cmd->add_option("--timeout", opt.timeout_override, "time limit of each lab process (default: the lab's rubric)")
         ->type_name("SECONDS")
-      ->multi_option_policy(kLastWins)
+        ->multi_option_policy(kLastWins)
         ->check(takes("a positive number of seconds, at most 86400", is_seconds));
     cmd->add_flag("--verbose", opt.verbose, "show the build and the lab processes' output");
   }
@@ -341,6 +355,7 @@ int main(int argc, char** argv) {
     opt.warp_sizes = {0};
   }
   // Printed in the report; --seed N reproduces it (normalised: "007" is 7).
-  opt.seed = std::to_string(seed.empty() ? std::random_device{}() % 1000000000u : std::strtoull(seed.c_str(), nullptr, 10));
+  opt.seed =
+      std::to_string(seed.empty() ? std::random_device{}() % 1000000000u : std::strtoull(seed.c_str(), nullptr, 10));
   return grade(select_labs(labs, names), opt, json, junit);
 }

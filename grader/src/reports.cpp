@@ -90,10 +90,10 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   // someone else, a stale file) is ever opened.
   std::string temp;
   int fd = -1;
-  std::random_device random;
+  std::random_device entropy;
   for (int attempt = 0; fd < 0; ++attempt) {
     char suffix[32];
-    std::snprintf(suffix, sizeof suffix, ".tmp-%08x%08x", random(), random());
+    std::snprintf(suffix, sizeof suffix, ".tmp-%08x%08x", entropy(), entropy());
     temp = dir + "/." + name + suffix;
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (fd < 0 && (errno != EEXIST || attempt == 100)) {
@@ -168,26 +168,35 @@ Json number(const std::string& s) {
 Json points(double v) { return std::isfinite(v) ? std::round(v * 100) / 100 : 0.0; }
 
 Json check_json(const Check& c) {
-  return {{"name", text(c.name)},         {"kind", text(c.kind)},
-          {"passed", c.passed},           {"value", number(c.value)},
-          {"threshold", number(c.threshold)}, {"unit", text(c.unit)},
-          {"points", points(c.points)},   {"max_points", points(c.max_points)},
+  return {{"name", text(c.name)},
+          {"kind", text(c.kind)},
+          {"passed", c.passed},
+          {"value", number(c.value)},
+          {"threshold", number(c.threshold)},
+          {"unit", text(c.unit)},
+          {"points", points(c.points)},
+          {"max_points", points(c.max_points)},
           {"message", text(c.message)}};
 }
 
 Json metric_json(std::vector<std::string> m) {
   m.resize(std::max<std::size_t>(m.size(), 10));  // a short row must not read past its end
-  return {{"check", text(m[0])},       {"launch", text(m[1])},          {"line", text(m[2])},
-          {"space", text(m[3])},       {"access", text(m[4])},          {"requests", number(m[5])},
+  return {{"check", text(m[0])},         {"launch", text(m[1])},
+          {"line", text(m[2])},          {"space", text(m[3])},
+          {"access", text(m[4])},        {"requests", number(m[5])},
           {"per_request", number(m[6])}, {"ideal_per_request", number(m[7])},
-          {"efficiency", number(m[8])}, {"lane_stride_bytes", number(m[9])}};
+          {"efficiency", number(m[8])},  {"lane_stride_bytes", number(m[9])}};
 }
 
 Json lab_json(const LabResult& l) {
-  Json lab = {{"lab", text(l.lab)},       {"impl", text(l.impl)},
-              {"source", text(l.source)}, {"status", l.graded ? "graded" : "not graded"},
-              {"isolation", text(l.isolation)}, {"passed", l.graded && l.passed},
-              {"score", points(l.score)}, {"max_score", points(l.max_score)}};
+  Json lab = {{"lab", text(l.lab)},
+              {"impl", text(l.impl)},
+              {"source", text(l.source)},
+              {"status", l.graded ? "graded" : "not graded"},
+              {"isolation", text(l.isolation)},
+              {"passed", l.graded && l.passed},
+              {"score", points(l.score)},
+              {"max_score", points(l.max_score)}};
   lab["info"] = Json::object();
   for (const auto& [key, value] : l.info) lab["info"][clean_text(key)] = text(value);
   lab["metrics"] = Json::array();
@@ -231,7 +240,8 @@ std::string layout(const Json& report) {
           o += one_line(f.value());
         } else if (f.value().is_array()) {
           o += "[";
-          for (std::size_t i = 0; i < f.value().size(); ++i) o += (i ? ",\n       " : "\n       ") + one_line(f.value()[i]);
+          for (std::size_t i = 0; i < f.value().size(); ++i)
+            o += (i ? ",\n       " : "\n       ") + one_line(f.value()[i]);
           o += "]";
         } else {
           o += dump(f.value());
@@ -252,9 +262,14 @@ std::string json_report(const Report& r) {
     score += l.score;
     max += l.max_score;
   }
-  Json j = {{"backend", text(r.backend)}, {"device", text(r.device)},   {"seed", text(r.seed)},
-            {"complete", r.complete},     {"passed", r.complete && r.passed()},
-            {"score", points(score)},     {"max_score", points(max)}, {"labs", Json::array()}};
+  Json j = {{"backend", text(r.backend)},
+            {"device", text(r.device)},
+            {"seed", text(r.seed)},
+            {"complete", r.complete},
+            {"passed", r.complete && r.passed()},
+            {"score", points(score)},
+            {"max_score", points(max)},
+            {"labs", Json::array()}};
   for (const auto& l : r.labs) j["labs"].push_back(lab_json(l));
   return layout(j);
 }
@@ -272,8 +287,8 @@ std::string junit_report(const Report& r) {
     }
   }
   std::ostringstream o;
-  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpulab\" tests=\"" << tests
-    << "\" failures=\"" << failures << "\">\n";
+  o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"gpulab\" tests=\"" << tests << "\" failures=\""
+    << failures << "\">\n";
   for (const auto& l : r.labs) {
     if (!l.graded) continue;
     int f = 0;
@@ -307,7 +322,8 @@ std::string github_summary(const Report& r) {
   // One table cell: one line, and no | (a column break) or < > (HTML) of its own.
   const auto cell = [](const std::string& s) {
     std::string o;
-    for (char c : console_text(s, true, 512)) o += c == '|' ? "\\|" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+    for (char c : console_text(s, true, 512))
+      o += c == '|' ? "\\|" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
     return o;
   };
   std::ostringstream o;
@@ -333,7 +349,11 @@ void print_table(const Report& r, bool colour) {
   for (const auto& lab : r.labs) {
     std::printf("\n%s%s%s  [%s: %s]  %s / %s points  %s%s%s\n", bold, line(lab.lab).c_str(), reset,
                 line(lab.impl).c_str(), line(lab.source).c_str(), fmt(lab.score).c_str(), fmt(lab.max_score).c_str(),
-                lab.passed ? green : red, !lab.graded ? "NOT GRADED" : lab.passed ? "PASSED" : "FAILED", reset);
+                lab.passed ? green : red,
+                !lab.graded  ? "NOT GRADED"
+                : lab.passed ? "PASSED"
+                             : "FAILED",
+                reset);
     for (const auto& c : lab.checks) {
       std::printf("  %s%s%s  %-52s %-34s %s/%s\n", c.passed ? green : red, c.passed ? "pass" : "FAIL", reset,
                   line(c.name).c_str(), line(value_text(c)).c_str(), fmt(c.points).c_str(), fmt(c.max_points).c_str());
@@ -349,7 +369,10 @@ void print_table(const Report& r, bool colour) {
   }
   const bool passed = r.complete && r.passed();
   std::printf("\n%sTotal: %s / %s points — %s%s%s\n", bold, fmt(score).c_str(), fmt(max).c_str(), passed ? green : red,
-              !r.complete ? "grading incomplete" : passed ? "all graded labs passed" : "not all checks passed", reset);
+              !r.complete ? "grading incomplete"
+              : passed    ? "all graded labs passed"
+                          : "not all checks passed",
+              reset);
 }
 
 }  // namespace gpulab::grade

@@ -30,12 +30,21 @@ inline long decode(std::string_view s, std::size_t i, std::size_t& len) {
   const unsigned char c = b(0);
   len = 1;
   if (c < 0x80) return c;
-  int n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) n = 1;
-  else if (c >= 0xE0 && c <= 0xEF) n = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-  else if (c >= 0xF0 && c <= 0xF4) n = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-  else return -1;
+  int n = 0;                           // continuation bytes
+  unsigned char lo = 0x80, hi = 0xBF;  // the range allowed for the first of them
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 1;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 2;
+    if (c == 0xE0) lo = 0xA0;  // no overlong forms
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 3;
+    if (c == 0xF0) lo = 0x90;  // no overlong forms
+    if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+  } else {
+    return -1;  // a stray continuation byte, C0/C1 (always overlong) or F5..FF
+  }
   long cp = c & (0x3F >> n);
   for (int k = 1; k <= n; ++k) {
     if (i + k >= s.size() || b(k) < (k == 1 ? lo : 0x80) || b(k) > (k == 1 ? hi : 0xBF)) return -1;
@@ -82,11 +91,16 @@ inline std::string sanitise(std::string_view s, unsigned mode, std::size_t max_b
     if (cp < 0) cp = 0xFFFD;
     switch (state) {
       case kEsc:
-        if (cp == '[') state = kCsi;
-        else if (cp == ']' || cp == 'P' || cp == 'X' || cp == '^' || cp == '_') state = kString;
-        else if (cp >= 0x20 && cp <= 0x2F) state = kEscMid;
-        else if (cp >= 0x30 && cp <= 0x7E) state = kText;
-        else break;  // not a sequence after all: the character is text
+        if (cp == '[')
+          state = kCsi;
+        else if (cp == ']' || cp == 'P' || cp == 'X' || cp == '^' || cp == '_')
+          state = kString;
+        else if (cp >= 0x20 && cp <= 0x2F)
+          state = kEscMid;
+        else if (cp >= 0x30 && cp <= 0x7E)
+          state = kText;
+        else
+          break;  // not a sequence after all: the character is text
         continue;
       case kEscMid:
         if (cp >= 0x20 && cp <= 0x2F) continue;
@@ -107,9 +121,12 @@ inline std::string sanitise(std::string_view s, unsigned mode, std::size_t max_b
         break;
     }
     state = kText;
-    if (cp == 0x1B) state = kEsc;
-    else if (cp == 0x9B) state = kCsi;  // the 8-bit forms of CSI and OSC
-    else if (cp == 0x9D) state = kString;
+    if (cp == 0x1B)
+      state = kEsc;
+    else if (cp == 0x9B)
+      state = kCsi;  // the 8-bit forms of CSI and OSC
+    else if (cp == 0x9D)
+      state = kString;
     if (cp == 0x1B || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF) continue;
     if (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') continue;
     if ((mode & kConsole) && (cp == '\r' || bidi_control(cp))) continue;
@@ -126,12 +143,23 @@ inline std::string escape_xml(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&apos;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -149,7 +177,7 @@ inline std::string clean_text(std::string_view s, std::size_t max_bytes = kMaxTe
 /// clean_text for a terminal: also without \r (it would let a line overwrite the table) and
 /// the bidirectional controls (they reorder what is shown); `single_line` turns \n, \t into spaces.
 inline std::string console_text(std::string_view s, bool single_line, std::size_t max_bytes = kMaxTextBytes) {
-  return detail::sanitise(s, detail::kConsole | (single_line ? detail::kSingleLine : 0), max_bytes);
+  return detail::sanitise(s, detail::kConsole | (single_line ? unsigned{detail::kSingleLine} : 0u), max_bytes);
 }
 
 /// clean_text with & < > " ' escaped: fit for XML 1.0 element content and attribute values

@@ -1,9 +1,10 @@
 // Report writers: whatever a submission printed, the JSON parses, the XML is well formed, the
 // console shows no escape sequence; report files are replaced atomically and never written
-// through a link, into a FIFO or a directory; the command line rejects bad values with exit 2.
+// through a link, into a FIFO, a directory, a socket or a device. (The command line: test_command_line.cpp.)
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -17,8 +18,6 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
-#include <tuple>
 #include <vector>
 
 #include "reports.hpp"
@@ -52,8 +51,10 @@ Report sample() {
 /// surrogate, a cut sequence), NUL, escape sequences that clear the screen, move the cursor and
 /// set the title, \r, DEL, an 8-bit CSI, U+FFFE, a right-to-left override, and a fake table row.
 const std::string kHostile = std::string("bad \xff \xc0\x80 \xed\xa0\x80 nul[") + '\0' +
-                             "] \x1b[2J\x1b[H\x1b]0;title\x07\x1b[1A\rgone \x7f \xc2\x9b" "2J \xef\xbf\xbe "
-                             "\xe2\x80\xae" "desrever | fake | cell <b>\n  pass  correctness.fake    1.00/1.00 \xe2\x82";
+                             "] \x1b[2J\x1b[H\x1b]0;title\x07\x1b[1A\rgone \x7f \xc2\x9b"
+                             "2J \xef\xbf\xbe "
+                             "\xe2\x80\xae"
+                             "desrever | fake | cell <b>\n  pass  correctness.fake    1.00/1.00 \xe2\x82";
 
 Report hostile() {
   Report r = sample();
@@ -105,10 +106,12 @@ void without_hanging(const std::string& fifo, F f) {
 
 TEST(Sanitise, InvalidUtf8BecomesReplacementCharacters) {
   const std::string fffd = "\xef\xbf\xbd";
-  EXPECT_EQ(clean_text("a\xff" "b"), "a" + fffd + "b");
-  EXPECT_EQ(clean_text("\xc0\x80"), fffd + fffd);                 // overlong NUL
-  EXPECT_EQ(clean_text("\xed\xa0\x80"), fffd + fffd + fffd);      // a surrogate
-  EXPECT_EQ(clean_text("x\xe2\x82"), "x" + fffd);                 // cut short
+  EXPECT_EQ(clean_text("a\xff"
+                       "b"),
+            "a" + fffd + "b");
+  EXPECT_EQ(clean_text("\xc0\x80"), fffd + fffd);                        // overlong NUL
+  EXPECT_EQ(clean_text("\xed\xa0\x80"), fffd + fffd + fffd);             // a surrogate
+  EXPECT_EQ(clean_text("x\xe2\x82"), "x" + fffd);                        // cut short
   EXPECT_EQ(clean_text("\xf4\x90\x80\x80"), fffd + fffd + fffd + fffd);  // above U+10FFFF
   EXPECT_EQ(clean_text("é ✓ 𝄞"), "é ✓ 𝄞");
 }
@@ -116,15 +119,25 @@ TEST(Sanitise, InvalidUtf8BecomesReplacementCharacters) {
 TEST(Sanitise, ControlsAndEscapeSequencesGo) {
   EXPECT_EQ(clean_text(std::string("x\0y\x01\x7f", 5)), "xy");
   EXPECT_EQ(clean_text("\x1b[2J\x1b[31mred\x1b[0m"), "red");
-  EXPECT_EQ(clean_text("\x1b]0;title\x07" "after"), "after");
+  EXPECT_EQ(clean_text("\x1b]0;title\x07"
+                       "after"),
+            "after");
   EXPECT_EQ(clean_text("\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\"), "link");
-  EXPECT_EQ(clean_text("\x1b" "c\x1b(B" "ok"), "ok");  // reset; character set
-  EXPECT_EQ(clean_text("\xc2\x9b" "2Jok"), "ok");      // the 8-bit CSI
+  EXPECT_EQ(clean_text("\x1b"
+                       "c\x1b(B"
+                       "ok"),
+            "ok");  // reset; character set
+  EXPECT_EQ(clean_text("\xc2\x9b"
+                       "2Jok"),
+            "ok");  // the 8-bit CSI
   EXPECT_EQ(clean_text("\x1b]unterminated\nnext line"), "\nnext line");
   EXPECT_EQ(clean_text("tab\tnl\ncr\r"), "tab\tnl\ncr\r");
   EXPECT_EQ(console_text("tab\tnl\ncr\r", false), "tab\tnl\ncr");
   EXPECT_EQ(console_text("tab\tnl\ncr\r", true), "tab nl cr");
-  EXPECT_EQ(console_text("a\xe2\x80\xae" "b", true), "ab");  // right-to-left override
+  EXPECT_EQ(console_text("a\xe2\x80\xae"
+                         "b",
+                         true),
+            "ab");  // right-to-left override
   EXPECT_EQ(xml_text("<&>\"'\xef\xbf\xbe"), "&lt;&amp;&gt;&quot;&apos;");
 }
 
@@ -159,14 +172,32 @@ TEST(Reports, JUnitIsWellFormedAndCountsFailures) {
 
 TEST(Reports, TheXmlCheckerRejectsBrokenXml) {
   std::string why;
-  for (const std::string bad :
-       {"<a><b></a></b>", "<a>x & y</a>", "<a x=\"1>", "<a x=1/>", "<a x=\"1\" x=\"2\"/>", "<a x=\"<\"/>",
-        "<a/><b/>", "text<a/>", "<a>\x01</a>", "<a>\xff</a>", "<a>\xc0\x80</a>", "<a>\xef\xbf\xbe</a>",
-        "<a>&#1;</a>", "<a>&nbsp;</a>", "<a>]]></a>", "<a><!-- x -- y --></a>", "<a>", "", "<a/><?xml version=\"1.0\"?>",
-        "<a x=\"1\"y=\"2\"/>", "<1a/>"})
+  for (const std::string bad : {"<a><b></a></b>",
+                                "<a>x & y</a>",
+                                "<a x=\"1>",
+                                "<a x=1/>",
+                                "<a x=\"1\" x=\"2\"/>",
+                                "<a x=\"<\"/>",
+                                "<a/><b/>",
+                                "text<a/>",
+                                "<a>\x01</a>",
+                                "<a>\xff</a>",
+                                "<a>\xc0\x80</a>",
+                                "<a>\xef\xbf\xbe</a>",
+                                "<a>&#1;</a>",
+                                "<a>&nbsp;</a>",
+                                "<a>]]></a>",
+                                "<a><!-- x -- y --></a>",
+                                "<a>",
+                                "",
+                                "<a/><?xml version=\"1.0\"?>",
+                                "<a x=\"1\"y=\"2\"/>",
+                                "<1a/>"})
     EXPECT_FALSE(well_formed_xml(bad, why)) << bad;
-  EXPECT_TRUE(well_formed_xml("<?xml version=\"1.0\"?>\n<!-- c --><a x='1' y=\"&#x41;&lt;\">t&amp;<b/>"
-                              "<![CDATA[<raw>]]>é</a>\n", why))
+  EXPECT_TRUE(
+      well_formed_xml("<?xml version=\"1.0\"?>\n<!-- c --><a x='1' y=\"&#x41;&lt;\">t&amp;<b/>"
+                      "<![CDATA[<raw>]]>é</a>\n",
+                      why))
       << why;
 }
 
@@ -288,6 +319,20 @@ TEST(ReportFiles, SymbolicLinksAndDirectoriesAreRefused) {
     EXPECT_THROW(write_junit(sample(), (dir / name).string()), ReportError) << name;
     EXPECT_THROW(append_github_summary(sample(), (dir / name).string()), ReportError) << name;
   }
+  // A device and a socket: never opened either.
+  EXPECT_THROW(write_json(sample(), "/dev/null"), ReportError);
+  EXPECT_THROW(append_github_summary(sample(), "/dev/null"), ReportError);
+  const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string socket_path = (dir / "s.json").string();
+  if (sock >= 0 && socket_path.size() < sizeof addr.sun_path) {
+    socket_path.copy(addr.sun_path, socket_path.size());
+    ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    EXPECT_THROW(write_json(sample(), socket_path), ReportError);
+    EXPECT_TRUE(fs::is_socket(fs::symlink_status(socket_path)));
+  }
+  if (sock >= 0) ::close(sock);
   EXPECT_EQ(read((dir / "victim").string()), "old");
   EXPECT_FALSE(fs::exists(dir / "nowhere"));
   EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
@@ -316,7 +361,8 @@ TEST(ReportFiles, AReaderSeesTheOldReportOrTheNewOneNeverAPart) {
   const std::string path = (dir / "r.json").string();
   Report r = sample();
   for (int i = 0; i < 400; ++i)  // about 2 MB: many write() calls, were it written in place
-    r.labs[0].checks.push_back({"correctness.c" + std::to_string(i), "correctness", false, "1", "0", "", std::string(5000, 'm'), 0, 1});
+    r.labs[0].checks.push_back(
+        {"correctness.c" + std::to_string(i), "correctness", false, "1", "0", "", std::string(5000, 'm'), 0, 1});
   r.seed = "0";
   write_json(r, path);
   std::atomic<bool> writing{true};
@@ -354,71 +400,5 @@ TEST(ReportFiles, TheSummaryIsAppended) {
   append_github_summary(sample(), path);
   const std::string text = read(path);
   EXPECT_NE(text.find("## gpulab grade"), text.rfind("## gpulab grade"));
-  fs::remove_all(dir);
-}
-
-// ---- the command line (the built gpulab-grade; nothing is graded) ------------------------------
-
-namespace {
-
-/// Runs gpulab-grade with `args` (shell words); its exit status and its stdout and stderr.
-std::pair<int, std::string> grader(const std::string& args, const std::string& env = "") {
-  // Without GitHub's step summary: a CI run of these tests must not add to its own summary.
-  const std::string cmd = "env -u GITHUB_STEP_SUMMARY " + env + " timeout 60 " + GPULAB_GRADER + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  for (std::size_t n; p && (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int status = p ? ::pclose(p) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-}  // namespace
-
-TEST(CommandLine, BadValuesAreUsageErrorsNamingTheOptionAndTheValue) {
-  for (const auto& [args, option, value] :
-       std::vector<std::tuple<std::string, std::string, std::string>>{
-           {"grade --seed notanumber", "--seed", "notanumber"},
-           {"grade --seed -1", "--seed", "-1"},
-           {"grade --seed 18446744073709551616", "--seed", "18446744073709551616"},
-           {"grade --warp-size 48", "--warp-size", "48"},
-           {"grade --timeout -1", "--timeout", "-1"},
-           {"grade --timeout 0", "--timeout", "0"},
-           {"grade --impl teacher", "--impl", "teacher"},
-           {"grade --no-such-option", "--no-such-option", ""},
-           {"calibrate --runs 0", "--runs", "0"},
-           {"grade no-such-lab", "no-such-lab", ""}}) {
-    const auto [status, out] = grader(args);
-    EXPECT_EQ(status, 2) << args << "\n" << out;
-    EXPECT_NE(out.find(option), std::string::npos) << args << "\n" << out;
-    EXPECT_NE(out.find(value), std::string::npos) << args << "\n" << out;
-  }
-  EXPECT_EQ(grader("grade --help").first, 0);
-  EXPECT_EQ(grader("").first, 2);
-}
-
-TEST(CommandLine, AnUnwritableReportIsAnErrorBeforeGrading) {
-  const fs::path dir = scratch("cli");
-  auto [status, out] = grader("grade --json /nonexistent/dir/r.json");
-  EXPECT_EQ(status, 2) << out;
-  EXPECT_NE(out.find("gpulab grade: cannot write the JSON report to /nonexistent/dir/r.json: "), std::string::npos) << out;
-  EXPECT_EQ(out.find("grading "), std::string::npos) << "grading started:\n" << out;
-
-  const std::string fifo = (dir / "fifo").string();
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::tie(status, out) = grader("grade --junit " + fifo);
-  EXPECT_EQ(status, 2) << out;
-  EXPECT_NE(out.find("cannot write the JUnit report to " + fifo), std::string::npos) << out;
-  std::tie(status, out) = grader("grade --json " + (dir / "ok.json").string(), "GITHUB_STEP_SUMMARY=" + fifo);
-  EXPECT_EQ(status, 2) << out;
-  EXPECT_NE(out.find("cannot write the GitHub step summary to " + fifo), std::string::npos) << out;
-
-  // The JSON report was written before the JUnit one was refused: it says grading is incomplete.
-  std::tie(status, out) = grader("grade 01 --json " + (dir / "ok.json").string() + " --junit " + (dir / "no" / "r.xml").string());
-  EXPECT_EQ(status, 2) << out;
-  json j = json::parse(read((dir / "ok.json").string()));
-  EXPECT_EQ(j["complete"], false);
-  ASSERT_EQ(j["labs"].size(), 1u);
-  EXPECT_EQ(j["labs"][0]["status"], "not graded");
   fs::remove_all(dir);
 }

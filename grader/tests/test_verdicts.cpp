@@ -109,7 +109,8 @@ TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
   // A `.expect` file grades the repository's own implementation named by its stem.
   const std::string stem = c.file.stem().string();
   std::string what = c.file.extension() == ".expect" ? "--impl " + stem : "--submission '" + c.file.string() + "'";
-  const std::string out = (fs::temp_directory_path() / ("gpulab-verdict-" + std::to_string(::getpid()) + ".json")).string();
+  const std::string out =
+      (fs::temp_directory_path() / ("gpulab-verdict-" + std::to_string(::getpid()) + ".json")).string();
   std::remove(out.c_str());
   const int rc = run_grader("grade " + c.lab + " " + what + " --timeout 60" + c.options + " --json " + out +
                             " --junit " + out + ".xml > " + out + ".log 2>&1");
@@ -197,8 +198,9 @@ TEST(Grader, GradesADirectoryLaidOutLikeTheRepository) {
   EXPECT_EQ(rc, 0) << report.dump(2);
   EXPECT_EQ(report.value("passed", false), true) << report.dump(2);
   ASSERT_FALSE(report.value("labs", json::array()).empty()) << report.dump(2);
-  EXPECT_NE(report["labs"][0]["source"].get<std::string>().find((dir / "labs" / "01-coalescing" / "row_sum.cu").string()),
-            std::string::npos)
+  EXPECT_NE(
+      report["labs"][0]["source"].get<std::string>().find((dir / "labs" / "01-coalescing" / "row_sum.cu").string()),
+      std::string::npos)
       << report.dump(2);
 
   fs::remove(dir / "labs" / "01-coalescing" / "row_sum.cu");
@@ -210,7 +212,8 @@ TEST(Grader, GradesADirectoryLaidOutLikeTheRepository) {
 
 TEST(Grader, TheSameSeedGivesTheSameReport) {
   if (std::string(GPULAB_BACKEND_NAME) != "emu") GTEST_SKIP() << "GPU timings vary from run to run";
-  const std::string stub = (fs::path(GPULAB_SUBMISSIONS_DIR) / "01-coalescing" / "race_missing_syncthreads.cu").string();
+  const std::string stub =
+      (fs::path(GPULAB_SUBMISSIONS_DIR) / "01-coalescing" / "race_missing_syncthreads.cu").string();
   const json first = checks_of(grade_to_json("01 --seed 4242 --submission " + stub));
   const json second = checks_of(grade_to_json("01 --seed 4242 --submission " + stub));
   ASSERT_FALSE(first.empty());

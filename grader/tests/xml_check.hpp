@@ -45,7 +45,9 @@ inline bool name_start(char c) {
   const auto u = static_cast<unsigned char>(c);
   return std::isalpha(u) || c == '_' || c == ':' || u >= 0x80;
 }
-inline bool name_char(char c) { return name_start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.'; }
+inline bool name_char(char c) {
+  return name_start(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.';
+}
 inline bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 struct Parser {

@@ -80,9 +80,13 @@ struct Call::State {
   std::vector<Finding> findings;
   std::vector<MetricRow> metrics;
   bool ran = false;
+  std::size_t guard = kGuard;  ///< guard elements after each output (0: none)
 };
 
-Call::Call(std::string what) : s_(std::make_unique<State>()) { s_->what = std::move(what); }
+Call::Call(std::string what, bool guard) : s_(std::make_unique<State>()) {
+  s_->what = std::move(what);
+  s_->guard = guard ? kGuard : 0;
+}
 
 Call::~Call() {
   if (judging()) return;
@@ -108,7 +112,7 @@ const void* Call::add_input(const void* host, std::size_t bytes, const std::stri
 
 void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& name, const void* initial) {
   State::Output out{name, bytes, elem};
-  const std::size_t total = bytes + kGuard * elem;
+  const std::size_t total = bytes + s_->guard * elem;
   out.device = judging() ? placeholder() : device_malloc(total);
   if (!judging()) {
     fill_bytes(out.device, 0xFF, total);
@@ -133,7 +137,8 @@ namespace {
 
 #if defined(GPULAB_BUILD_BACKEND_EMU)
 /// The emulator's view of the call just made (runner only).
-json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::vector<Call::State::Output>& outs) {
+json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::vector<Call::State::Output>& outs,
+                       std::size_t guard) {
 #if !defined(GPULAB_KIT_WATCH)
   (void)ins;
   (void)outs;
@@ -160,7 +165,7 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   for (const auto& w : emu::host_writes()) {
     for (const auto& o : outs) {
       const auto b = reinterpret_cast<std::uintptr_t>(o.device);
-      if (w.dst < b + o.bytes + kGuard * o.elem && b < w.dst + w.bytes)
+      if (w.dst < b + o.bytes + guard * o.elem && b < w.dst + w.bytes)
         writes.push_back(w.how + " wrote " + bytes_text(static_cast<double>(w.bytes)) + " into " + o.name + " at " +
                          where(w.file, w.line));
     }
@@ -195,7 +200,7 @@ json emulator_metrics() {
 
 /// Runs the code under test and describes what it did (the runner's half of Call::run).
 json execute(const std::string& what, const std::function<void()>& code, std::vector<Call::State::Input>& ins,
-             std::vector<Call::State::Output>& outs) {
+             std::vector<Call::State::Output>& outs, std::size_t guard) {
   json e = {{"type", "call"}, {"what", what}, {"error", nullptr}};
 #if defined(GPULAB_BUILD_BACKEND_EMU)
   emu::reset_findings();
@@ -221,14 +226,14 @@ json execute(const std::string& what, const std::function<void()>& code, std::ve
 #if defined(GPULAB_KIT_WATCH)
   emu::end_watch();
 #endif
-  e["evidence"] = emulator_evidence(ins, outs);
+  e["evidence"] = emulator_evidence(ins, outs, guard);
   e["findings"] = emulator_findings();
   e["metrics"] = emulator_metrics();
 #endif
   json results = json::array(), hashes = json::array();
   try {
     for (auto& o : outs) {
-      std::vector<std::uint8_t> b(o.bytes + kGuard * o.elem);
+      std::vector<std::uint8_t> b(o.bytes + guard * o.elem);
       copy_to_host(b.data(), o.device, b.size());
       results.push_back(json::binary(std::move(b)));
     }
@@ -255,7 +260,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
     got = record::replay("call", s_->what);
     if (!got) return false;
   } else {
-    e = execute(s_->what, code_under_test, s_->inputs, s_->outputs);
+    e = execute(s_->what, code_under_test, s_->inputs, s_->outputs, s_->guard);
     e["seq"] = seq;
     record::send(e);
     got = &e;
@@ -275,7 +280,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
   for (std::size_t k = 0; k < s_->outputs.size(); ++k) {
     auto& o = s_->outputs[k];
     const auto& b = outs[k].get_binary();
-    if (b.size() != o.bytes + kGuard * o.elem) {
+    if (b.size() != o.bytes + s_->guard * o.elem) {
       ADD_FAILURE() << "the record of " << s_->what << " has a wrong size for " << o.name;
       return false;
     }

@@ -117,7 +117,7 @@ TEST(correctness, fresh_inputs_every_call) {
 TEST(sanitizer, no_memory_errors_or_races) {
   std::vector<std::unique_ptr<kit::Call>> calls;
   for (int n : {1, 33, 257, random_size(100, 400)}) {
-    calls.push_back(std::make_unique<kit::Call>("row_sum(n = " + std::to_string(n) + ")"));
+    calls.push_back(std::make_unique<kit::Call>("row_sum(n = " + std::to_string(n) + ")", false));
     run_row_sum(*calls.back(), random_matrix(n, Values::real), n);
   }
   std::vector<const kit::Call*> all;

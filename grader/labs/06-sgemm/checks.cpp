@@ -138,7 +138,7 @@ TEST(sanitizer, no_memory_errors_or_races) {
   auto gen = rng();
   std::vector<std::unique_ptr<kit::Call>> calls;
   for (const Problem& p : {Problem{67, 35, 19, 1.0f, 0.5f}, Problem{128, 128, 64, 1.0f, 0.0f}}) {
-    calls.push_back(std::make_unique<kit::Call>("sgemm " + describe(p)));
+    calls.push_back(std::make_unique<kit::Call>("sgemm " + describe(p), false));
     check_problem(*calls.back(), p, gen, false);
   }
   std::vector<const kit::Call*> all;

@@ -63,7 +63,7 @@ TEST(correctness, block_size_boundaries) { check_sizes({255, 256, 257, 1023, 102
 TEST(sanitizer, no_memory_errors_or_races) {
   std::vector<std::unique_ptr<kit::Call>> calls;
   for (int n : {1, 257, 1000}) {
-    calls.push_back(std::make_unique<kit::Call>("@FUNC@(n = " + std::to_string(n) + ")"));
+    calls.push_back(std::make_unique<kit::Call>("@FUNC@(n = " + std::to_string(n) + ")", false));
     check_size(*calls.back(), n, false);
   }
   kit::judge_findings({calls[0].get(), calls[1].get(), calls[2].get()});

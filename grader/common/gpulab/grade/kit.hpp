@@ -75,7 +75,10 @@ struct MetricRow {
 /// One call of the code under test with its inputs and outputs (see the file comment).
 class Call {
  public:
-  explicit Call(std::string what);
+  /// `guard`: outputs are followed by a guard zone (a store past the end shows as a changed guard
+  /// element). Sanitizer checks turn it off, so that such a store leaves the allocation and the
+  /// emulator's sanitizer names its line.
+  explicit Call(std::string what, bool guard = true);
   ~Call();
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;

@@ -1,0 +1,42 @@
+// Never returns, and ignores the signals a limit would send first (SIGXCPU at the CPU-time limit,
+// SIGTERM, SIGINT), hoping to outlast the grader: the grader must still stop it at the time limit.
+// defence: symbols
+// options: --timeout 10
+// expect: lab fail
+// expect: correctness fail "no exit handlers or signals"
+#include <signal.h>
+
+#include "gpulab/gpu.hpp"
+#include "row_sum.hpp"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// One block per row; a tree in shared memory combines the threads' partial sums.
+__global__ void row_sum_block(const float* m, float* sums, int n) {
+  __shared__ float part[kThreads];
+  const int t = static_cast<int>(threadIdx.x);
+  const float* row = m + static_cast<long long>(blockIdx.x) * n;
+  float s = 0.0f;
+  for (int c = t; c < n; c += kThreads) s += row[c];
+  part[t] = s;
+  __syncthreads();
+  for (int stride = kThreads / 2; stride > 0; stride /= 2) {
+    if (t < stride) part[t] += part[t + stride];
+    __syncthreads();
+  }
+  if (t == 0) sums[blockIdx.x] = part[0];
+}
+
+}  // namespace
+
+void row_sum(const float* m, float* sums, int n) {
+  signal(SIGXCPU, SIG_IGN);
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  volatile bool done = false;
+  while (!done) {
+  }
+  gpulab::launch(row_sum_block, n, kThreads, 0, m, sums, n);
+}
