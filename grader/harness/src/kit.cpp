@@ -111,7 +111,7 @@ const void* Call::add_input(const void* host, std::size_t bytes, const std::stri
 }
 
 void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& name, const void* initial) {
-  State::Output out{name, bytes, elem};
+  State::Output out{name, bytes, elem, nullptr, {}, {}};
   const std::size_t total = bytes + s_->guard * elem;
   out.device = judging() ? placeholder() : device_malloc(total);
   if (!judging()) {

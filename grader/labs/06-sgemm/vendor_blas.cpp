@@ -14,7 +14,7 @@
 namespace lab06 {
 namespace {
 
-void* open_first(std::initializer_list<const char*> names, std::string& tried) {
+[[maybe_unused]] void* open_first(std::initializer_list<const char*> names, std::string& tried) {
   for (const char* n : names) {
     if (void* h = dlopen(n, RTLD_NOW | RTLD_LOCAL)) return h;
     tried += std::string(tried.empty() ? "" : ", ") + n;
