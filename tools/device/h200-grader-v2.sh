@@ -4,6 +4,7 @@
 # adversarial suite on cuda. Logs go to $OUT (or ./out). Usage: bash tools/device/h200-grader-v2.sh
 set -uo pipefail
 out="${OUT:-$PWD/out}"
+export GPULAB_NO_INSTALL=1   # no network there: never try apt-get
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 t0=$(date +%s)
