@@ -40,7 +40,7 @@ void* placeholder() {
   return reinterpret_cast<void*>(next);
 }
 
-std::string bytes_text(double b) {
+[[maybe_unused]] std::string bytes_text(double b) {
   std::ostringstream os;
   os.precision(3);
   if (b >= 1 << 20) os << b / (1 << 20) << " MiB";
@@ -81,6 +81,7 @@ struct Call::State {
   std::vector<MetricRow> metrics;
   bool ran = false;
   std::size_t guard = kGuard;  ///< guard elements after each output (0: none)
+  std::string setup_error;     ///< runner: preparing the inputs/outputs failed (e.g. a lost GPU context)
 };
 
 Call::Call(std::string what, bool guard) : s_(std::make_unique<State>()) {
@@ -89,7 +90,7 @@ Call::Call(std::string what, bool guard) : s_(std::make_unique<State>()) {
 }
 
 Call::~Call() {
-  if (judging()) return;
+  if (judging() || !s_->setup_error.empty()) return;  // placeholders are not device memory
   for (auto& i : s_->inputs) device_free(i.device);
   for (auto& o : s_->outputs) device_free(o.device);
 }
@@ -101,8 +102,21 @@ const std::string& Call::what() const { return s_->what; }
 
 const void* Call::add_input(const void* host, std::size_t bytes, const std::string& name, bool must_read) {
   State::Input in{name, host, bytes, must_read, fnv1a(host, bytes)};
-  in.device = judging() ? placeholder() : device_malloc(std::max<std::size_t>(bytes, 1));
-  if (!judging() && bytes) copy_to_device(in.device, host, bytes);
+  if (judging() || !s_->setup_error.empty()) {
+    in.device = placeholder();
+    s_->inputs.push_back(in);
+    return in.device;
+  }
+  try {
+    in.device = device_malloc(std::max<std::size_t>(bytes, 1));
+    if (bytes) copy_to_device(in.device, host, bytes);
+  } catch (const std::exception& e) {
+    // Recorded as the call's error: the judge then says why the call could not be made.
+    s_->setup_error = e.what();
+    if (!in.device) in.device = placeholder();
+    s_->inputs.push_back(in);
+    return in.device;
+  }
 #if defined(GPULAB_KIT_WATCH)
   if (!judging()) emu::label_device_memory(in.device, name);
 #endif
@@ -113,8 +127,13 @@ const void* Call::add_input(const void* host, std::size_t bytes, const std::stri
 void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& name, const void* initial) {
   State::Output out{name, bytes, elem, nullptr, {}, {}};
   const std::size_t total = bytes + s_->guard * elem;
-  out.device = judging() ? placeholder() : device_malloc(total);
-  if (!judging()) {
+  if (judging() || !s_->setup_error.empty()) {
+    out.device = placeholder();
+    s_->outputs.push_back(std::move(out));
+    return s_->outputs.back().device;
+  }
+  try {
+    out.device = device_malloc(total);
     fill_bytes(out.device, 0xFF, total);
     if (initial && bytes) copy_to_device(out.device, initial, bytes);
     out.before.assign(bytes, 0xFF);
@@ -122,6 +141,9 @@ void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& n
 #if defined(GPULAB_KIT_WATCH)
     emu::label_device_memory(out.device, name);
 #endif
+  } catch (const std::exception& e) {
+    s_->setup_error = e.what();
+    if (!out.device) out.device = placeholder();
   }
   s_->outputs.push_back(std::move(out));
   return s_->outputs.back().device;
@@ -259,6 +281,13 @@ bool Call::run(const std::function<void()>& code_under_test) {
   if (judging()) {
     got = record::replay("call", s_->what);
     if (!got) return false;
+  } else if (!s_->setup_error.empty()) {
+    e = {{"type", "call"}, {"what", s_->what},
+         {"error", "the grader could not prepare this call (the code under test was not called): " +
+                       s_->setup_error}};
+    e["seq"] = seq;
+    record::send(e);
+    got = &e;
   } else {
     e = execute(s_->what, code_under_test, s_->inputs, s_->outputs, s_->guard);
     e["seq"] = seq;
