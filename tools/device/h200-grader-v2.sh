@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Grader v2 on the GPU machine (repository root, cuda preset): the references three times in a
 # row, the stubs, the grader's unit tests (sandbox, vetting, reports), the verdict suite and the
-# adversarial suite on cuda. Logs go to $OUT (or ./out). Usage: bash tools/device/h200-grader-v2.sh
+# adversarial suite on cuda. Logs go to $OUT (or ./out).
+# Usage: bash tools/device/h200-grader-v2.sh [all|grade|suites]   (grade: build + grading + unit
+# tests; suites: the verdict and adversarial suites, on a tree already built)
 set -uo pipefail
+what="${1:-all}"
 out="${OUT:-$PWD/out}"
 export GPULAB_NO_INSTALL=1   # no network there: never try apt-get
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 t0=$(date +%s)
+if [[ "$what" != suites ]]; then
 cmake --preset cuda > "$out/configure.log" 2>&1 && cmake --build build/cuda -j "$(nproc)" > "$out/build.log" 2>&1 \
   || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
@@ -32,6 +36,9 @@ done
 echo "after grading: $(( $(date +%s) - t0 )) s"
 ctest --test-dir build/cuda -L grader -E "Verdict|Adversarial" -j 8 > "$out/unit.log" 2>&1
 echo "grader unit tests (sandbox, vetting, reports): exit $? :: $(grep -E 'tests passed|tests failed' "$out/unit.log")"
+grep -E "\*\*\*Failed|Timeout" "$out/unit.log" | head -20
+fi
+[[ "$what" == grade ]] && exit 0
 # Verdicts: performance-sensitive cases (solution/student) ran above; the rest in parallel.
 ctest --test-dir build/cuda -R "Verdict" -E "solution|student" -j 6 > "$out/verdicts.log" 2>&1
 echo "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$out/verdicts.log")"
