@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <algorithm>
 #include <regex>
 #include <set>
@@ -120,6 +121,36 @@ std::string forbidden_words(const std::string& text, const std::string& name) {
          " emulator's tracing hooks (rule: source text)\n  hint: write the kernel in CUDA C++";
 }
 
+/// The directories a compiler searches for <...> headers by itself (its own and the system's),
+/// from `compiler -E -v`: a toolchain under /opt has its headers there. nvcc's host compiler is
+/// asked (its -ccbin, else g++), since the headers nvcc reads are the host compiler's.
+std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cmd) {
+  std::string compiler = cmd.empty() ? "c++" : cmd[0];
+  if (fs::path(compiler).filename() == "nvcc") {
+    compiler = "g++";
+    for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
+      if (cmd[i] == "-ccbin" || cmd[i] == "--compiler-bindir") compiler = cmd[i + 1];
+  }
+  static std::map<std::string, std::vector<std::string>> cache;
+  if (auto it = cache.find(compiler); it != cache.end()) return it->second;
+  const ProcessResult r = run_process({"sh", "-c", "\"$0\" -E -x c++ -v /dev/null 2>&1 >/dev/null", compiler}, {}, 60);
+  std::vector<std::string> dirs;
+  std::istringstream in(r.output);
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("#include <...> search starts here") != std::string::npos) inside = true;
+    else if (line.find("End of search list") != std::string::npos) inside = false;
+    else if (inside && line.size() > 1 && line[0] == ' ') {
+      std::string d = line.substr(1);
+      if (const auto f = d.find(" (framework directory)"); f != std::string::npos) d.erase(f);
+      std::error_code ec;
+      const fs::path c = fs::canonical(d, ec);
+      dirs.push_back(ec ? d : c.string());
+    }
+  }
+  return cache[compiler] = dirs;
+}
+
 HandinBuild failed(const std::string& message, const std::string& isolation = "") {
   HandinBuild b;
   b.message = message;
@@ -213,6 +244,7 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
     if (!cc.ok())
       return failed("the code does not compile (" + cc.describe() + "):\n" + compiler_errors(cc.output), isolation);
     if (defence_enabled("includes")) {
+      vetting::add_system_include_dirs(compiler_search_dirs(cmd));
       std::vector<std::string> allowed_files;
       for (const auto& e : fs::directory_iterator(lab.lab_dir))
         if (e.path().extension() == ".hpp" || e.path().extension() == ".h") allowed_files.push_back(e.path().string());

@@ -216,10 +216,20 @@ std::string staged_text(const std::string& source_text, const std::string& displ
   return "#line 1 \"" + path + "\"\n" + source_text.substr(bom ? 3 : 0);
 }
 
-const std::vector<std::string>& system_include_dirs() {
-  static const std::vector<std::string> dirs = {"/usr/include", "/usr/lib", "/usr/lib64", "/usr/local/include",
-                                                "/usr/local/cuda*", "/opt/cuda*", "/opt/rocm*", "/usr/share/hip*"};
+namespace {
+std::vector<std::string>& mutable_system_include_dirs() {
+  static std::vector<std::string> dirs = {"/usr/include", "/usr/lib", "/usr/lib64", "/usr/local/include",
+                                          "/usr/local/cuda*", "/opt/cuda*", "/opt/rocm*", "/usr/share/hip*"};
   return dirs;
+}
+}  // namespace
+
+const std::vector<std::string>& system_include_dirs() { return mutable_system_include_dirs(); }
+
+void add_system_include_dirs(const std::vector<std::string>& dirs) {
+  auto& all = mutable_system_include_dirs();
+  for (const auto& d : dirs)
+    if (!d.empty() && std::find(all.begin(), all.end(), d) == all.end()) all.push_back(d);
 }
 
 std::string check_dependencies(const std::string& depfile, const std::string& repo_root,
@@ -233,7 +243,10 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
   for (const auto& f : allowed_files) files.push_back(canonical_or_normal(f).string());
   const std::string repo = canonical_or_normal(repo_root).string();
   std::string contract;
-  for (const auto& f : allowed_files) contract += (contract.empty() ? "" : ", ") + basename_of(f);
+  for (const auto& f : allowed_files) {
+    const std::string ext = fs::path(f).extension().string();
+    if (ext == ".hpp" || ext == ".h" || ext == ".cuh") contract += (contract.empty() ? "" : ", ") + basename_of(f);
+  }
   Offences offences;
   for (std::size_t i = 1; i < deps.size(); ++i) {
     const fs::path lexical = fs::absolute(deps[i]).lexically_normal();

@@ -38,6 +38,9 @@ std::string staged_text(const std::string& source_text, const std::string& displ
 /// C++ libraries, the compiler's own headers). A trailing '*' matches any directory name that
 /// starts with what precedes it (/usr/local/cuda* matches /usr/local/cuda-13.0).
 const std::vector<std::string>& system_include_dirs();
+/// Adds a compiler's own search directories (e.g. a toolchain installed under /opt) to the
+/// system headers; directories inside the repository stay refused all the same.
+void add_system_include_dirs(const std::vector<std::string>& dirs);
 
 /// Checks every file a compilation read, from its dependency file: the make rules written by
 /// `-MD -MF` (clang, gcc, nvcc, hipcc; escaped spaces and line continuations) or the output of

@@ -11,10 +11,10 @@ export GPULAB_NO_INSTALL=1   # no network there: never try apt-get
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | tee "$out/gpu.txt"
 t0=$(date +%s)
-if [[ "$what" != suites ]]; then
 cmake --preset cuda > "$out/configure.log" 2>&1 && cmake --build build/cuda -j "$(nproc)" > "$out/build.log" 2>&1 \
   || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
+if [[ "$what" != suites ]]; then
 summary() { python3 -c '
 import json,sys
 r=json.load(open(sys.argv[1]))
