@@ -34,16 +34,17 @@ for lab in 01 06; do
   echo "grade $lab (stub): exit $? :: $(summary "$out/stub$lab.json")"
 done
 echo "after grading: $(( $(date +%s) - t0 )) s"
-ctest --test-dir build/cuda -L grader -E "Verdict|Adversarial" -j 8 > "$out/unit.log" 2>&1
+ctest --test-dir build/cuda -L grader -E "Verdict|Adversarial|new_lab" -j 8 > "$out/unit.log" 2>&1
 echo "grader unit tests (sandbox, vetting, reports): exit $? :: $(grep -E 'tests passed|tests failed' "$out/unit.log")"
 grep -E "\*\*\*Failed|Timeout" "$out/unit.log" | head -20
 fi
 [[ "$what" == grade ]] && exit 0
 # Verdicts: performance-sensitive cases (solution/student) ran above; the rest in parallel.
-ctest --test-dir build/cuda -R "Verdict" -E "solution|student" -j 6 > "$out/verdicts.log" 2>&1
+timeout 240 ctest --test-dir build/cuda -R "Submissions/Verdict" -E "solution|student" -j 8 --output-on-failure \
+  > "$out/verdicts.log" 2>&1
 echo "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$out/verdicts.log")"
 grep -E "\*\*\*Failed|Timeout" "$out/verdicts.log" | head -20
-ctest --test-dir build/cuda -L adversarial -j 6 > "$out/adversarial.log" 2>&1
+timeout 240 ctest --test-dir build/cuda -L adversarial -j 8 --timeout 150 --output-on-failure > "$out/adversarial.log" 2>&1
 echo "adversarial suite: exit $? :: $(grep -E 'tests passed|tests failed' "$out/adversarial.log")"
 grep -E "\*\*\*Failed|Timeout" "$out/adversarial.log" | head -30
 echo "total $(( $(date +%s) - t0 )) s"
