@@ -226,7 +226,9 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
     if (defence_enabled("source-text"))
       if (const std::string bad = forbidden_words(text, fs::path(files[k]).filename().string()); !bad.empty())
         return failed(bad);
-    std::ofstream(staged, std::ios::binary) << vetting::staged_text(text, files[k]);
+    std::ofstream(staged, std::ios::binary)
+        << (defence_enabled("staging") ? vetting::staged_text(text, files[k])
+                                       : "#line 1 \"" + files[k] + "\"\n" + text);  // unescaped, BOM kept
     const std::string object = work_dir + "/obj/" + source + ".o", deps = work_dir + "/obj/" + source + ".d";
     std::vector<std::string> cmd = compile_command(build_dir, lab.submission_dir + "/" + source);
     for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
@@ -243,6 +245,31 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
                     isolation);
     if (!cc.ok())
       return failed("the code does not compile (" + cc.describe() + "):\n" + compiler_errors(cc.output), isolation);
+    // The same rule on the preprocessed text of the hand-in's own lines: a word built by token
+    // pasting or hidden behind a line splice is spelt out there (clang and hipcc; nvcc's objects
+    // are checked for system-call instructions instead).
+    if (defence_enabled("source-text") && fs::path(cmd[0]).filename() != "nvcc") {
+      std::vector<std::string> pre;
+      for (std::size_t i = 0; i < cmd.size(); ++i) {
+        if (cmd[i] == "-MD") { i += 2; continue; }       // -MD -MF deps
+        if (cmd[i] == "-o") { pre.push_back("-o"); pre.push_back(work_dir + "/obj/" + source + ".i"); ++i; continue; }
+        pre.push_back(cmd[i] == "-c" ? "-E" : cmd[i]);
+      }
+      const ProcessResult pp = confined(pre, spec, false);
+      if (pp.ok()) {
+        std::istringstream in(read_text(work_dir + "/obj/" + source + ".i"));
+        std::string line, current, own;
+        const std::regex marker(R"re(^# \d+ "(.*)")re");
+        std::smatch m;
+        while (std::getline(in, line)) {
+          if (std::regex_search(line, m, marker)) { current = m[1].str(); own += "\n"; continue; }
+          own += (current == files[k] || current.find(fs::path(files[k]).filename().string()) != std::string::npos)
+                     ? line + "\n" : "\n";
+        }
+        if (const std::string bad = forbidden_words(own, fs::path(files[k]).filename().string()); !bad.empty())
+          return failed(bad.substr(0, bad.find(':')) + ": after preprocessing" + bad.substr(bad.find(' ')), isolation);
+      }
+    }
     if (defence_enabled("includes")) {
       vetting::add_system_include_dirs(compiler_search_dirs(cmd));
       std::vector<std::string> allowed_files;

@@ -243,7 +243,9 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
         file = lab.lab_dir + "/" + s;
       }
       const std::string root = opt.impl == "submission" ? opt.submission : file;
-      if (const std::string bad = vetting::resolve_handin_file(root, file, resolved); !bad.empty()) return fail_plan(bad);
+      if (!defence_enabled("handin-paths")) resolved = file;
+      else if (const std::string bad = vetting::resolve_handin_file(root, file, resolved); !bad.empty())
+        return fail_plan(bad);
       files.push_back(resolved);
       r.source += (r.source.empty() ? "" : ", ") + fs::absolute(file).string();
     }
@@ -278,6 +280,9 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       spec.address_space_bytes = 0;  // GPU runtimes reserve terabytes of virtual address space
     } else {
       spec.address_space_bytes = std::size_t{32} << 30;
+      // The emulated device's memory: an allocation beyond it fails with a message (as on a GPU),
+      // not by exhausting the machine.
+      spec.env["GPULAB_EMU_DEVICE_MEMORY_MB"] = defence_enabled("memory-limit") ? "8192" : "1000000";
     }
     const ProcessResult proc = confined(argv, spec, opt.verbose);
     ::close(channel);
@@ -287,6 +292,10 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     if (proc.timed_out)
       status += " (" + std::to_string(int(timeout)) + " s)";
     const std::string tail = tail_lines(proc.output, 12);
+    // The judge appends verdicts: start from an empty file, whatever was there.
+    std::error_code ec;
+    fs::remove(report_path, ec);
+    ::close(::open(report_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     std::vector<std::string> jargv{judge, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
                                    "--replay", record_path, "--report", report_path, "--runner-status", status};
     if (!first) jargv.push_back("--no-performance");

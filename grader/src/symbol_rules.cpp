@@ -108,7 +108,9 @@ const std::set<std::string> kEmuVocabulary = {
     "sync_block",   "warp_collective", "shuffle_source", "active_mask",  "live_lanes",
     "dynamic_shared_base", "note_atomic", "launch_blocks", "builtins", "take_pending_fault",
     "fault_pending", "device_alloc", "device_free", "is_device_range", "warp_size", "workers",
-    "stack_bytes", "KernelFault", "to_bits", "from_bits", "atomic_update"};
+    "stack_bytes", "KernelFault", "to_bits", "from_bits", "atomic_update",
+    // the CUDA runtime shim's copies and fills (cudaMemcpy, cudaMemset on the emulator)
+    "host_copy", "host_fill"};
 
 // Namespaces whose template and inline code a submission instantiates (weak definitions), but
 // to which it may not add strong definitions.

@@ -8,7 +8,8 @@
 //   // expect: lab pass
 //   // expect: exit 2 "substring of the grader's output"   (the grader's exit status)
 //   // options: --timeout 10                       (extra grader options)
-//   // defence: symbols,sandbox                    (adversarial suite: what stops it)
+//   // defence: symbols,sandbox                    (adversarial suite: what stops it; "none": a
+//                                                   fault with no switch, graded defended only)
 // `fail` means at least one check of that kind failed (and, with a substring, that one failing
 // check of that kind says it); `pass` means every check of that kind passed.
 #pragma once
@@ -85,14 +86,15 @@ struct Outcome {
 };
 
 /// Runs the grader; `env` is prepended to the command (e.g. "GPULAB_GRADER_DISABLE=symbols").
+/// The grader's output goes to `log` (not beside the report: a case may spoil the report's path).
 inline Outcome grade(const std::string& grader, const std::string& lab, const std::string& what,
-                     const std::string& options, const std::string& env, const fs::path& json) {
+                     const std::string& options, const std::string& env, const fs::path& json, const fs::path& log) {
   const std::string cmd = env + " " + grader + " grade " + lab + " " + what + " --timeout 60" + options + " --json '" +
-                          json.string() + "' --junit '" + json.string() + ".xml' > '" + json.string() + ".log' 2>&1";
+                          json.string() + "' --junit '" + json.string() + ".xml' > '" + log.string() + "' 2>&1";
   Outcome o;
   const int rc = std::system(cmd.c_str());
   o.exit_status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  o.log = read(json.string() + ".log");
+  o.log = read(log);
   if (fs::is_regular_file(json)) o.report = nlohmann::json::parse(read(json), nullptr, false);
   return o;
 }

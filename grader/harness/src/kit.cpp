@@ -184,7 +184,14 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
     for (std::size_t i = 0; i < o.bytes; ++i) n += now[i] != o.before[i];
     changed.push_back(n);
   }
+  json uploads = json::array();
   for (const auto& w : emu::host_writes()) {
+    // Host data uploaded during the call: the inputs are on the device already, so a call that
+    // uploads is moving results computed on the host (copied to the output by a kernel, say).
+    const std::string how = w.how;
+    if (how == "copy_to_device" || how.rfind("cudaMemcpy", 0) == 0)
+      uploads.push_back(how + " uploaded " + bytes_text(static_cast<double>(w.bytes)) + " of host data at " +
+                        where(w.file, w.line));
     for (const auto& o : outs) {
       const auto b = reinterpret_cast<std::uintptr_t>(o.device);
       if (w.dst < b + o.bytes + guard * o.elem && b < w.dst + w.bytes)
@@ -199,6 +206,7 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   ev["output_bytes_written"] = written;
   ev["output_bytes_changed"] = changed;
   ev["host_writes"] = writes;
+  ev["host_uploads"] = uploads;
   ev["host_accesses"] = accesses;
   return ev;
 #endif
@@ -371,6 +379,14 @@ bool Call::run(const std::function<void()>& code_under_test) {
                     << ": the outputs must be written by kernels, not by host copies during the call";
     }
   }
+  if (defence_enabled("kernel-outputs"))
+    for (const auto& u : ev.value("host_uploads", std::vector<std::string>{})) {
+      if (!record::first_time("upload")) break;
+      ADD_FAILURE() << s_->what << ": " << u
+                    << " during the call: the inputs are already on the device, so the results must be computed"
+                       " there by kernels\n  hint: uploading data computed on the host (and copying it to the output"
+                       " with a kernel) is not the lab";
+    }
   if (defence_enabled("kernel-outputs") && changed.size() == s_->outputs.size() &&
       E.output_bytes_written.size() == s_->outputs.size())
     for (std::size_t k = 0; k < s_->outputs.size(); ++k)

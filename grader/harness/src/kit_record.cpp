@@ -75,6 +75,12 @@ bool load(const std::string& path, const std::string& runner_status, std::string
       g_info.emplace_back(e.value("key", ""), e.value("value", ""));
     } else {
       std::pair<std::string, int> key{e.value("check", ""), e.value("seq", -1)};
+      if (g_events.count(key)) {
+        // The kit sends one event per step: a second one was written by something else.
+        error = "the record holds two events for step " + std::to_string(key.second) + " of " + key.first +
+                ": something other than the grader's kit wrote to it (tampering)";
+        return false;
+      }
       g_events[key] = std::move(e);
     }
   }

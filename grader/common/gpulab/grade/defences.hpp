@@ -6,7 +6,7 @@
 // grader's environment (it runs with a clean one), so it cannot switch anything off.
 //
 // Names: sandbox, includes, symbols, kernel-outputs, input-coverage, host-access, plan,
-//        timed-outputs, reports, memory-limit, source-text.
+//        timed-outputs, reports, memory-limit, source-text, staging, handin-paths.
 #pragma once
 
 #include <cstdlib>
