@@ -243,11 +243,11 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
         file = lab.lab_dir + "/" + s;
       }
       const std::string root = opt.impl == "submission" ? opt.submission : file;
+      r.source += (r.source.empty() ? "" : ", ") + fs::absolute(file).string();
       if (!defence_enabled("handin-paths")) resolved = file;
       else if (const std::string bad = vetting::resolve_handin_file(root, file, resolved); !bad.empty())
         return fail_plan(bad);
       files.push_back(resolved);
-      r.source += (r.source.empty() ? "" : ", ") + fs::absolute(file).string();
     }
     const HandinBuild built = build_handin(opt.build_dir, lab, files, work, build_timeout, opt.verbose);
     r.isolation = built.isolation;
@@ -293,9 +293,11 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       status += " (" + std::to_string(int(timeout)) + " s)";
     const std::string tail = tail_lines(proc.output, 12);
     // The judge appends verdicts: start from an empty file, whatever was there.
-    std::error_code ec;
-    fs::remove(report_path, ec);
-    ::close(::open(report_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (defence_enabled("verdict-file")) {
+      std::error_code ec;
+      fs::remove(report_path, ec);
+      ::close(::open(report_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    }
     std::vector<std::string> jargv{judge, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
                                    "--replay", record_path, "--report", report_path, "--runner-status", status};
     if (!first) jargv.push_back("--no-performance");

@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/kit.hpp"
 
 namespace gpulab::grade::kit {
@@ -75,7 +76,7 @@ bool load(const std::string& path, const std::string& runner_status, std::string
       g_info.emplace_back(e.value("key", ""), e.value("value", ""));
     } else {
       std::pair<std::string, int> key{e.value("check", ""), e.value("seq", -1)};
-      if (g_events.count(key)) {
+      if (g_events.count(key) && defence_enabled("record")) {
         // The kit sends one event per step: a second one was written by something else.
         error = "the record holds two events for step " + std::to_string(key.second) + " of " + key.first +
                 ": something other than the grader's kit wrote to it (tampering)";

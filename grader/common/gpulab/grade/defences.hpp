@@ -6,7 +6,8 @@
 // grader's environment (it runs with a clean one), so it cannot switch anything off.
 //
 // Names: sandbox, includes, symbols, kernel-outputs, input-coverage, host-access, plan,
-//        timed-outputs, reports, memory-limit, source-text, staging, handin-paths.
+//        timed-outputs, reports, memory-limit, source-text, staging, handin-paths, record,
+//        verdict-file.
 #pragma once
 
 #include <cstdlib>

@@ -4,7 +4,7 @@
 // perfectly coalesced kernel would read: the trace shows every float read once, 4 sectors per request.
 // defence: source-text
 // expect: lab fail
-// expect: performance fail "load efficiency"
+// expect: correctness fail "tracing hooks"
 #include <cstdint>
 #include <cstring>
 

@@ -4,9 +4,9 @@
 // with the right sums but the evidence of a perfectly coalesced kernel; it writes through stderr's
 // FILE with its descriptor swapped for the channel's (fwrite and stderr are allowed), in CBOR
 // written by hand. The kernel is the slow thread-per-row stub.
-// defence: symbols
+// defence: record
 // expect: lab fail
-// expect: performance fail "load efficiency"
+// expect: performance fail "tampering"
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 ﻿// A correct, coalesced solution saved by an editor that starts files with a UTF-8 byte order mark:
 // it must compile and pass (the grader puts a #line directive in front, so the mark must go).
-// defence: source-text
+// defence: staging
 // expect: lab pass
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"

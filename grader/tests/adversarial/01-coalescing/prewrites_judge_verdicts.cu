@@ -2,7 +2,7 @@
 // protocol lines for every planned check to the verdict files the judge will append to later
 // (../verdicts-32.tsv and ../verdicts-64.tsv, next to the lab process's working directory), so
 // that the forged verdicts come first. The kernel itself is the slow thread-per-row stub.
-// defence: symbols,sandbox
+// defence: symbols,sandbox,verdict-file
 // expect: lab fail
 // expect: performance fail
 #include <cstdio>

@@ -1,7 +1,7 @@
 // A compile-time bomb: a template whose instantiations double at every level (2^40 distinct ones,
 // recursion depth only 40, so no depth limit stops it): the build must stop at the time limit
 // with a message, and the grader must go on to report.
-// defence: sandbox
+// defence: none (the build time limit holds in every isolation mode)
 // options: --timeout 20
 // expect: lab fail
 // expect: correctness fail "did not finish within"

@@ -1,0 +1,1 @@
+../../../../../../../solutions/01-coalescing/row_sum.cu
