@@ -22,13 +22,14 @@ DeviceInfo device_info() {
   d.shared_per_block_optin = 227 * 1024;  // as an H100/H200
   d.global_bytes = emu::device_memory_bytes();
   d.max_threads_per_block = 1024;
-  d.driver = "emulator, " + std::to_string(emu::workers()) + " worker thread(s), " + std::to_string(emu::warp_size()) +
-             " lanes per warp";
+  d.driver = "emulator, " + std::to_string(emu::workers()) + " worker thread(s), " +
+             std::to_string(emu::warp_size()) + " lanes per warp";
   return d;
 }
 
 void check_status(int status, const char* expr, const char* file, int line) {
-  if (status != 0) throw Error(Error::location(file, line), std::string(expr) + " returned " + std::to_string(status));
+  if (status != 0)
+    throw Error(Error::location(file, line), std::string(expr) + " returned " + std::to_string(status));
 }
 
 namespace {
@@ -74,7 +75,8 @@ void fill_bytes(void* p, int value, std::size_t bytes, const char* file, int lin
 
 void synchronize(const char* file, int line) {
   emu::KernelFault f = emu::take_pending_fault();
-  if (!f.kind.empty()) throw Error(Error::location(file, line), "a kernel faulted (" + f.kind + "):\n  " + f.message);
+  if (!f.kind.empty())
+    throw Error(Error::location(file, line), "a kernel faulted (" + f.kind + "):\n  " + f.message);
 }
 
 Event::Event() : handle_(new std::chrono::steady_clock::time_point()) {}

@@ -82,14 +82,16 @@ std::string hint_for(gpuError_t e) {
            "(the CPU emulator names the thread and line)";
   if (name.find("MemoryAllocation") != std::string::npos || name.find("OutOfMemory") != std::string::npos)
     return "the device is out of memory: free buffers you no longer need, or use smaller sizes";
-  if (name.find("InvalidConfiguration") != std::string::npos) return "check the grid and block sizes of the launch";
+  if (name.find("InvalidConfiguration") != std::string::npos)
+    return "check the grid and block sizes of the launch";
   if (name.find("NoDevice") != std::string::npos || name.find("InsufficientDriver") != std::string::npos)
     return "no usable GPU: grade on the emulator with `./gpulab grade --backend emu`";
   return {};
 }
 
 [[noreturn]] void fail(gpuError_t e, const std::string& what, const char* file, int line) {
-  throw Error(Error::location(file, line), what + " failed: " + gpuGetErrorString(e) + " (" + gpuGetErrorName(e) + ")",
+  throw Error(Error::location(file, line),
+              what + " failed: " + gpuGetErrorString(e) + " (" + gpuGetErrorName(e) + ")",
               hint_for(e));
 }
 
@@ -117,8 +119,7 @@ DeviceInfo device_info() {
   d.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
   d.shared_per_block = p.sharedMemPerBlock;
 #if defined(GPULAB_BACKEND_HIP)
-  d.shared_per_block_optin =
-      p.maxSharedMemoryPerMultiProcessor ? p.maxSharedMemoryPerMultiProcessor : p.sharedMemPerBlock;
+  d.shared_per_block_optin = p.maxSharedMemoryPerMultiProcessor ? p.maxSharedMemoryPerMultiProcessor : p.sharedMemPerBlock;
 #else
   d.shared_per_block_optin = p.sharedMemPerBlockOptin ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock;
 #endif
@@ -180,7 +181,9 @@ Event::Event() {
   handle_ = e;
 }
 Event::~Event() { (void)gpuEventDestroy(static_cast<gpuEvent_t>(handle_)); }
-void Event::record() { check(gpuEventRecord(static_cast<gpuEvent_t>(handle_), 0), "event record", __FILE__, __LINE__); }
+void Event::record() {
+  check(gpuEventRecord(static_cast<gpuEvent_t>(handle_), 0), "event record", __FILE__, __LINE__);
+}
 float Event::elapsed_ms_since(const Event& start) const {
   check(gpuEventSynchronize(static_cast<gpuEvent_t>(handle_)), "event synchronize", __FILE__, __LINE__);
   float ms = 0;

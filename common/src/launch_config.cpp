@@ -32,9 +32,9 @@ std::map<const void*, std::size_t>& dynamic_limits() {
 void allow_dynamic_shared_bytes(const void* kernel, std::size_t bytes, const char* file, int line) {
   static const DeviceInfo info = device_info();
   if (bytes > info.shared_per_block_optin)
-    throw Error(Error::location(file, line), "set_max_dynamic_shared asks for " + std::to_string(bytes) +
-                                                 " bytes; this device gives a block at most " +
-                                                 std::to_string(info.shared_per_block_optin));
+    throw Error(Error::location(file, line),
+                "set_max_dynamic_shared asks for " + std::to_string(bytes) + " bytes; this device gives a block at most " +
+                    std::to_string(info.shared_per_block_optin));
 #if !defined(GPULAB_BACKEND_EMU)
   set_kernel_dynamic_shared(kernel, bytes, file, line);
 #endif
@@ -50,11 +50,12 @@ void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_
     throw Error(at, "launch with an empty grid " + dims(grid.dims) + " or block " + dims(block),
                 "every dimension must be at least 1; for a problem of size n, use "
                 "(n + threads - 1) / threads blocks, which is 0 only when n is 0");
-  if (threads > static_cast<unsigned long long>(info.max_threads_per_block) || block.x > 1024 || block.y > 1024 ||
-      block.z > 64)
-    throw Error(at,
-                "block " + dims(block) + " has " + std::to_string(threads) + " threads; a block holds at most " +
-                    std::to_string(info.max_threads_per_block) + " threads (x, y <= 1024, z <= 64)",
+  if (threads > static_cast<unsigned long long>(info.max_threads_per_block) || block.x > 1024 ||
+      block.y > 1024 || block.z > 64)
+    throw Error(at, "block " + dims(block) + " has " + std::to_string(threads) +
+                        " threads; a block holds at most " +
+                        std::to_string(info.max_threads_per_block) +
+                        " threads (x, y <= 1024, z <= 64)",
                 "use more blocks of fewer threads");
   if (grid.dims.y > 65535 || grid.dims.z > 65535 || grid.dims.x > 2147483647u)
     throw Error(at, "grid " + dims(grid.dims) + " exceeds the limits (x < 2^31, y, z <= 65535)",
@@ -66,9 +67,8 @@ void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_
     if (it != dynamic_limits().end()) limit = std::max(limit, it->second);
   }
   if (shared_bytes > limit)
-    throw Error(at,
-                "the launch asks for " + std::to_string(shared_bytes) +
-                    " bytes of dynamic shared memory; this kernel may use " + std::to_string(limit),
+    throw Error(at, "the launch asks for " + std::to_string(shared_bytes) +
+                        " bytes of dynamic shared memory; this kernel may use " + std::to_string(limit),
                 "use smaller tiles, or allow more first with gpulab::set_max_dynamic_shared(kernel, bytes) (up to " +
                     std::to_string(info.shared_per_block_optin) + " on this device)");
 }

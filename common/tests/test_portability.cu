@@ -119,7 +119,8 @@ TEST(Portability, DynamicSharedMemoryAndTheOptInBeyond48KiB) {
   const auto r = out.download();
   for (int b = 0; b < blocks; ++b)
     for (int t = 0; t < threads; ++t)
-      for (int c = 0; c < 4; ++c) ASSERT_EQ(r[4 * (b * threads + t) + c], h[4 * (b * threads + threads - 1 - t) + c]);
+      for (int c = 0; c < 4; ++c)
+        ASSERT_EQ(r[4 * (b * threads + t) + c], h[4 * (b * threads + threads - 1 - t) + c]);
 }
 
 TEST(Portability, BitAndMathFunctions) {

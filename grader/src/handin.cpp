@@ -69,7 +69,8 @@ std::string compiler_errors(const std::string& output) {
   while (std::getline(in, line) && kept < 25) {
     if (line.find("error") != std::string::npos || line.find("note:") != std::string::npos ||
         line.find("undefined reference") != std::string::npos ||
-        line.find("multiple definition") != std::string::npos || (!errors.empty() && line.rfind("  ", 0) == 0)) {
+        line.find("multiple definition") != std::string::npos ||
+        (!errors.empty() && line.rfind("  ", 0) == 0)) {
       errors += line + "\n";
       ++kept;
     }
@@ -90,14 +91,10 @@ std::string forbidden_words(const std::string& text, const std::string& name) {
     const char c = text[i], next = i + 1 < text.size() ? text[i + 1] : 0;
     switch (state) {
       case normal:
-        if (c == '/' && next == '/')
-          state = line_comment;
-        else if (c == '/' && next == '*')
-          state = block_comment, ++i;
-        else if (c == '"')
-          state = string;
-        else if (c == '\'')
-          state = character;
+        if (c == '/' && next == '/') state = line_comment;
+        else if (c == '/' && next == '*') state = block_comment, ++i;
+        else if (c == '"') state = string;
+        else if (c == '\'') state = character;
         code += state == normal ? c : ' ';
         break;
       case line_comment:
@@ -110,10 +107,8 @@ std::string forbidden_words(const std::string& text, const std::string& name) {
         break;
       case string:
       case character:
-        if (c == '\\')
-          ++i;
-        else if ((state == string && c == '"') || (state == character && c == '\''))
-          state = normal;
+        if (c == '\\') ++i;
+        else if ((state == string && c == '"') || (state == character && c == '\'')) state = normal;
         code += c == '\n' ? '\n' : ' ';
         break;
     }
@@ -143,10 +138,8 @@ std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cm
   std::istringstream in(r.output);
   bool inside = false;
   for (std::string line; std::getline(in, line);) {
-    if (line.find("#include <...> search starts here") != std::string::npos)
-      inside = true;
-    else if (line.find("End of search list") != std::string::npos)
-      inside = false;
+    if (line.find("#include <...> search starts here") != std::string::npos) inside = true;
+    else if (line.find("End of search list") != std::string::npos) inside = false;
     else if (inside && line.size() > 1 && line[0] == ' ') {
       std::string d = line.substr(1);
       if (const auto f = d.find(" (framework directory)"); f != std::string::npos) d.erase(f);
@@ -175,12 +168,9 @@ std::vector<std::string> split_command(const std::string& command) {
   for (std::size_t i = 0; i < command.size(); ++i) {
     const char c = command[i];
     if (quote) {
-      if (c == quote)
-        quote = 0;
-      else if (c == '\\' && quote == '"' && i + 1 < command.size())
-        cur += command[++i];
-      else
-        cur += c;
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < command.size()) cur += command[++i];
+      else cur += c;
     } else if (c == '"' || c == '\'') {
       quote = c;
       in_token = true;
@@ -210,10 +200,8 @@ SandboxSpec base_sandbox(const std::string& build_dir, const std::string& writab
   for (const char* toolkit : {"/usr/local/cuda", "/opt/rocm", "/opt/nvidia"})
     if (fs::exists(toolkit)) spec.read_only.push_back(fs::canonical(toolkit).string());
   spec.writable = {writable};
-  spec.env = {{"PATH", "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"},
-              {"HOME", writable},
-              {"TMPDIR", "/tmp"},
-              {"LANG", "C.UTF-8"}};
+  spec.env = {{"PATH", "/usr/local/cuda/bin:/usr/local/bin:/usr/bin:/bin"}, {"HOME", writable},
+              {"TMPDIR", "/tmp"}, {"LANG", "C.UTF-8"}};
   spec.workdir = writable;
   spec.timeout_seconds = timeout_seconds;
   return spec;
@@ -263,16 +251,8 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
     if (defence_enabled("source-text") && fs::path(cmd[0]).filename() != "nvcc") {
       std::vector<std::string> pre;
       for (std::size_t i = 0; i < cmd.size(); ++i) {
-        if (cmd[i] == "-MD") {
-          i += 2;
-          continue;
-        }  // -MD -MF deps
-        if (cmd[i] == "-o") {
-          pre.push_back("-o");
-          pre.push_back(work_dir + "/obj/" + source + ".i");
-          ++i;
-          continue;
-        }
+        if (cmd[i] == "-MD") { i += 2; continue; }       // -MD -MF deps
+        if (cmd[i] == "-o") { pre.push_back("-o"); pre.push_back(work_dir + "/obj/" + source + ".i"); ++i; continue; }
         pre.push_back(cmd[i] == "-c" ? "-E" : cmd[i]);
       }
       const ProcessResult pp = confined(pre, spec, false);
@@ -282,14 +262,9 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
         const std::regex marker(R"re(^# \d+ "(.*)")re");
         std::smatch m;
         while (std::getline(in, line)) {
-          if (std::regex_search(line, m, marker)) {
-            current = m[1].str();
-            own += "\n";
-            continue;
-          }
+          if (std::regex_search(line, m, marker)) { current = m[1].str(); own += "\n"; continue; }
           own += (current == files[k] || current.find(fs::path(files[k]).filename().string()) != std::string::npos)
-                     ? line + "\n"
-                     : "\n";
+                     ? line + "\n" : "\n";
         }
         if (const std::string bad = forbidden_words(own, fs::path(files[k]).filename().string()); !bad.empty())
           return failed(bad.substr(0, bad.find(':')) + ": after preprocessing" + bad.substr(bad.find(' ')), isolation);
@@ -302,11 +277,11 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
         if (e.path().extension() == ".hpp" || e.path().extension() == ".h") allowed_files.push_back(e.path().string());
       // nvcc names the source by its #line name (the hand-in file itself) in the dependency list.
       allowed_files.push_back(files[k]);
-      const std::string bad =
-          vetting::check_dependencies(deps, GPULAB_SOURCE_DIR,
-                                      {std::string(GPULAB_SOURCE_DIR) + "/common/include",
-                                       std::string(GPULAB_SOURCE_DIR) + "/common/emu/include", work_dir + "/src"},
-                                      allowed_files);
+      const std::string bad = vetting::check_dependencies(
+          deps, GPULAB_SOURCE_DIR,
+          {std::string(GPULAB_SOURCE_DIR) + "/common/include", std::string(GPULAB_SOURCE_DIR) + "/common/emu/include",
+           work_dir + "/src"},
+          allowed_files);
       if (!bad.empty()) return failed(bad, isolation);
     }
     objects.push_back(object);
@@ -335,8 +310,7 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       if (p.string().rfind(build_dir, 0) == 0) ours.push_back(p.string());
     }
   }
-  if (replaced != objects.size())
-    return failed("grader error: the link command of " + target + " has no slot", isolation);
+  if (replaced != objects.size()) return failed("grader error: the link command of " + target + " has no slot", isolation);
 
   if (defence_enabled("symbols")) {
     std::vector<std::string> contract;

@@ -34,8 +34,7 @@ std::string suffix_of(const GradeOptions& opt, int warp) {
 /// directory laid out like the repository (DIR/labs/NN-name/file, DIR/NN-name/file, DIR/file).
 std::optional<fs::path> locate(const std::string& submission, const LabInfo& lab, const std::string& source) {
   const fs::path p(submission);
-  if (fs::is_regular_file(p))
-    return lab.sources.size() == 1 || p.filename() == source ? std::optional(p) : std::nullopt;
+  if (fs::is_regular_file(p)) return lab.sources.size() == 1 || p.filename() == source ? std::optional(p) : std::nullopt;
   for (const fs::path& c : {p / "labs" / lab.id / source, p / lab.id / source, p / source})
     if (fs::is_regular_file(c)) return c;
   return std::nullopt;
@@ -57,10 +56,8 @@ void collect(const std::string& report_path, const std::string& suffix, const Pr
   while (std::getline(in, line)) {
     const auto f = protocol::split(line);
     if (f.empty()) continue;
-    if (f[0] == "info" && f.size() >= 3)
-      out.info[f[1]] = f[2];
-    else if (f[0] == "metric" && f.size() >= 11 && out.metrics.empty())
-      out.metrics.emplace_back(f.begin() + 1, f.end());
+    if (f[0] == "info" && f.size() >= 3) out.info[f[1]] = f[2];
+    else if (f[0] == "metric" && f.size() >= 11 && out.metrics.empty()) out.metrics.emplace_back(f.begin() + 1, f.end());
     else if (f[0] == "check" && f.size() >= 8) {
       Check c;
       c.name = f[1] + suffix;
@@ -104,8 +101,8 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 /// Holds the verdicts to the plan: every planned check exactly once. A planned check without a
 /// verdict fails; a verdict for a check that was not planned, or a second one, is a failure of
 /// its own (the judge is trusted, so this only guards against grader bugs).
-void complete_plan(const std::vector<std::pair<std::string, std::string>>& plan,
-                   const std::vector<std::string>& suffixes, LabResult& r) {
+void complete_plan(const std::vector<std::pair<std::string, std::string>>& plan, const std::vector<std::string>& suffixes,
+                   LabResult& r) {
   std::map<std::string, std::string> expected;  // name + suffix -> kind
   for (std::size_t w = 0; w < suffixes.size(); ++w)
     for (const auto& [name, kind] : plan)
@@ -175,7 +172,9 @@ std::optional<LabInfo> find_lab(const std::vector<LabInfo>& labs, const std::str
   for (const auto& l : labs) {
     const std::string number = l.id.substr(0, l.id.find('-'));
     const std::string title = l.id.substr(l.id.find('-') + 1);
-    if (name == l.id || name == number || name == title || (name.size() == 1 && "0" + name == number)) return l;
+    if (name == l.id || name == number || name == title ||
+        (name.size() == 1 && "0" + name == number))
+      return l;
   }
   return std::nullopt;
 }
@@ -201,8 +200,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     trusted = run_process({"cmake", "--build", opt.build_dir, "--target", judge_target}, {}, 1800, opt.verbose);
     if (lock >= 0) ::close(lock);
   }
-  if (!trusted.ok())
-    throw std::runtime_error("building " + judge_target + " failed:\n" + tail_lines(trusted.output, 30));
+  if (!trusted.ok()) throw std::runtime_error("building " + judge_target + " failed:\n" + tail_lines(trusted.output, 30));
   const std::string judge = opt.build_dir + "/grader/labs/" + lab.id + "/" + judge_target;
 
   // The plan: the judge's checks, known before any code under test runs. Performance checks run
@@ -214,9 +212,8 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     for (std::size_t w = 0; w < opt.warp_sizes.size(); ++w)
       for (const auto& [name, kind] : plan)
         if (w == 0 || kind != "performance")
-          r.checks.push_back(
-              failed_check(name + suffix_of(opt, opt.warp_sizes[w]), kind,
-                           w == 0 && &name == &plan.front().first ? message : "not run: " + first_line(message)));
+          r.checks.push_back(failed_check(name + suffix_of(opt, opt.warp_sizes[w]), kind,
+                                          w == 0 && &name == &plan.front().first ? message : "not run: " + first_line(message)));
     score(rubric, r);
     return r;
   };
@@ -240,16 +237,14 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
         if (!found)
           return fail_plan("the submission " + opt.submission + " has no " + s + " for lab " + lab.id +
                            "\n  hint: pass the file itself, or a directory laid out like the repository"
-                           " (labs/" +
-                           lab.id + "/" + s + ")");
+                           " (labs/" + lab.id + "/" + s + ")");
         file = found->string();
       } else {
         file = lab.lab_dir + "/" + s;
       }
       const std::string root = opt.impl == "submission" ? opt.submission : file;
       r.source += (r.source.empty() ? "" : ", ") + fs::absolute(file).string();
-      if (!defence_enabled("handin-paths"))
-        resolved = file;
+      if (!defence_enabled("handin-paths")) resolved = file;
       else if (const std::string bad = vetting::resolve_handin_file(root, file, resolved); !bad.empty())
         return fail_plan(bad);
       files.push_back(resolved);
@@ -272,8 +267,8 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     const std::string report_path = work + "/verdicts-" + std::to_string(ws) + ".tsv";
     const int channel = ::open(record_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
     if (channel < 0) throw std::runtime_error("cannot create " + record_path);
-    std::vector<std::string> argv{
-        runner, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl, "--channel", std::to_string(channel)};
+    std::vector<std::string> argv{runner, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
+                                  "--channel", std::to_string(channel)};
     if (!first) argv.push_back("--no-performance");
     SandboxSpec spec = base_sandbox(opt.build_dir, work + "/run", timeout);
     fs::create_directories(work + "/run");
@@ -281,8 +276,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     if (ws > 0) spec.env["GPULAB_WARP_SIZE"] = std::to_string(ws);
     if (const char* w = std::getenv("GPULAB_EMU_WORKERS")) spec.env["GPULAB_EMU_WORKERS"] = w;
     if (opt.backend != "emu") {
-      spec.devices = {"/dev/nvidia*",          "/dev/nvidiactl", "/dev/nvidia-uvm",
-                      "/dev/nvidia-uvm-tools", "/dev/kfd",       "/dev/dri"};
+      spec.devices = {"/dev/nvidia*", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/kfd", "/dev/dri"};
       spec.address_space_bytes = 0;  // GPU runtimes reserve terabytes of virtual address space
     } else {
       spec.address_space_bytes = std::size_t{32} << 30;
@@ -295,7 +289,8 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     if (r.isolation.empty() || opt.impl == "solution") r.isolation = proc.isolation;
 
     std::string status = proc.describe();
-    if (proc.timed_out) status += " (" + std::to_string(int(timeout)) + " s)";
+    if (proc.timed_out)
+      status += " (" + std::to_string(int(timeout)) + " s)";
     const std::string tail = tail_lines(proc.output, 12);
     // The judge appends verdicts: start from an empty file, whatever was there.
     if (defence_enabled("verdict-file")) {
@@ -303,9 +298,8 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       fs::remove(report_path, ec);
       ::close(::open(report_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     }
-    std::vector<std::string> jargv{judge,       "--rubric",        lab.rubric, "--seed",    opt.seed,
-                                   "--impl",    opt.impl,          "--replay", record_path, "--report",
-                                   report_path, "--runner-status", status};
+    std::vector<std::string> jargv{judge, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
+                                   "--replay", record_path, "--report", report_path, "--runner-status", status};
     if (!first) jargv.push_back("--no-performance");
     std::map<std::string, std::string> jenv;
     if (ws > 0) jenv["GPULAB_WARP_SIZE"] = std::to_string(ws);
@@ -331,9 +325,9 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       for (std::size_t i = 1; i < opt.warp_sizes.size(); ++i)
         for (const auto& [name, kind] : plan)
           if (kind != "performance")
-            r.checks.push_back(failed_check(
-                name + suffix_of(opt, opt.warp_sizes[i]), kind,
-                "not run: the run at warp size " + std::to_string(ws) + " did not finish within the time limit"));
+            r.checks.push_back(failed_check(name + suffix_of(opt, opt.warp_sizes[i]), kind,
+                                            "not run: the run at warp size " + std::to_string(ws) +
+                                                " did not finish within the time limit"));
       break;
     }
   }

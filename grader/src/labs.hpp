@@ -16,7 +16,7 @@ struct GradeOptions {
   std::string submission;        ///< file or directory, when impl == submission
   std::vector<int> warp_sizes;   ///< emu: each run's warp size; GPU: {0}
   std::string seed;
-  double timeout_override = 0;  ///< seconds; 0 = the rubric's
+  double timeout_override = 0;   ///< seconds; 0 = the rubric's
   bool verbose = false;
 };
 

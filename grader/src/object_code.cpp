@@ -56,8 +56,7 @@ bool nvcc_device_function_stub(const Code& code, const Code::Reloc& r) {
   std::string reg = ",%edi";
   if (b[load] == "mov %eax,%edi") --load, reg = ",%eax";  // -O0 goes through %eax
   const std::string& mov = b[load];
-  if (mov.rfind("mov ", 0) != 0 || mov.size() <= 4 + reg.size() ||
-      mov.compare(mov.size() - reg.size(), reg.size(), reg) != 0)
+  if (mov.rfind("mov ", 0) != 0 || mov.size() <= 4 + reg.size() || mov.compare(mov.size() - reg.size(), reg.size(), reg) != 0)
     return false;
   const std::string slot = mov.substr(4, mov.size() - 4 - reg.size());
   for (std::size_t k = 0; k < load; ++k)
@@ -70,8 +69,7 @@ bool nvcc_device_function_stub(const Code& code, const Code::Reloc& r) {
 bool generated_reference(const Code& code, const Code::Reloc& r) {
   if (nvcc_device_function_stub(code, r)) return true;
   for (const auto& c : rules::compiler_contexts())
-    if (r.symbol == c.symbol && r.function == c.function && code.by_function.at(r.function).count(c.companion))
-      return true;
+    if (r.symbol == c.symbol && r.function == c.function && code.by_function.at(r.function).count(c.companion)) return true;
   return false;
 }
 

@@ -101,7 +101,8 @@ std::set<pid_t> children_of_self() {
 // were not there before the run: since the grader is their child subreaper, a process whose
 // parent died (a double-forked daemon, an escaped grandchild) is re-parented to the grader
 // instead of init, so nothing of the tree can get out of this search.
-int stop_tree(pid_t child, bool child_reaped, const std::set<pid_t>& preexisting, std::chrono::milliseconds budget) {
+int stop_tree(pid_t child, bool child_reaped, const std::set<pid_t>& preexisting,
+              std::chrono::milliseconds budget) {
   if (!child_reaped) kill(child, SIGKILL);
   kill(-child, SIGKILL);  // its session's process group (pgid == pid after setsid)
   const auto give_up = Clock::now() + budget;
@@ -116,7 +117,8 @@ int stop_tree(pid_t child, bool child_reaped, const std::set<pid_t>& preexisting
     }
     others.erase(child);
     for (const ProcEntry& p : all)
-      if ((p.pid == child && !child_reaped) || (p.ppid == self && !preexisting.count(p.pid) && !others.count(p.pid)))
+      if ((p.pid == child && !child_reaped) ||
+          (p.ppid == self && !preexisting.count(p.pid) && !others.count(p.pid)))
         frontier.push_back(p.pid);
     std::set<pid_t> seen(frontier.begin(), frontier.end());
     while (!frontier.empty()) {  // breadth-first down the ppid links
@@ -174,8 +176,8 @@ void write_str(int fd, const char* s) {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int s = 1; s < NSIG; ++s) sigaction(s, &dfl, nullptr);  // ignored signals survive exec
-  prctl(PR_SET_PDEATHSIG, SIGKILL);                            // the grader dying takes the child with it...
-  if (getppid() != parent) _exit(127);                         // ...even when that happened before the prctl
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // the grader dying takes the child with it...
+  if (getppid() != parent) _exit(127);  // ...even when that happened before the prctl
   dup2(devnull, 0);
   dup2(out, 1);
   dup2(out, 2);
@@ -216,7 +218,8 @@ std::string ProcessResult::describe() const {
     why = "was killed by signal " + std::to_string(signal) + " (" + (name ? name : "signal") + ")";
     if (signal == SIGXCPU || (signal == SIGKILL && cpu_exceeded))
       return why + ": it used more than its CPU time limit (" + seconds(cpu_limit_seconds) + ")";
-    if (signal == SIGXFSZ) return why + ": it wrote a file larger than the limit (" + mib(file_size_limit_bytes) + ")";
+    if (signal == SIGXFSZ)
+      return why + ": it wrote a file larger than the limit (" + mib(file_size_limit_bytes) + ")";
   } else {
     why = "exited with status " + std::to_string(exit_code);
   }
@@ -328,8 +331,8 @@ ProcessResult run_child(const ChildPlan& plan) {
     }
   };
 
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(plan.timeout_seconds));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(plan.timeout_seconds));
   int status = 0;
   bool reaped = false;
   rusage usage{};
@@ -383,8 +386,9 @@ ProcessResult run_child(const ChildPlan& plan) {
 
 }  // namespace detail
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                          double timeout_seconds, bool echo) {
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env, double timeout_seconds,
+                          bool echo) {
   detail::ChildPlan plan;
   const char* path = std::getenv("PATH");
   plan.path = argv.empty() ? "" : detail::search_path(argv[0], path ? path : "/usr/bin:/bin");

@@ -14,10 +14,10 @@
 namespace gpulab::grade {
 
 struct ProcessResult {
-  int exit_code = -1;             ///< when it exited
-  int signal = 0;                 ///< when a signal ended it
-  bool timed_out = false;         ///< stopped at the wall-clock limit (exit_code and signal say nothing then)
-  std::string output;             ///< stdout and stderr, interleaved, as bytes (the tail, see output_truncated)
+  int exit_code = -1;      ///< when it exited
+  int signal = 0;          ///< when a signal ended it
+  bool timed_out = false;  ///< stopped at the wall-clock limit (exit_code and signal say nothing then)
+  std::string output;      ///< stdout and stderr, interleaved, as bytes (the tail, see output_truncated)
   bool output_truncated = false;  ///< the beginning of the output was dropped to keep the limit
   std::string isolation;          ///< how the child was confined ("bubblewrap (...)", ...)
   // The limits it ran under, so that describe() can say which one it hit (0: none).
@@ -35,8 +35,9 @@ struct ProcessResult {
 /// Runs argv[0] (searched in the grader's PATH) with the grader's environment plus `env`, killing
 /// it and every process it started after `timeout_seconds`. For trusted commands only: there is no
 /// confinement beyond its own session.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-                          double timeout_seconds, bool echo = false);
+ProcessResult run_process(const std::vector<std::string>& argv,
+                          const std::map<std::string, std::string>& env, double timeout_seconds,
+                          bool echo = false);
 
 /// The last `lines` lines of a text.
 std::string tail_lines(const std::string& text, int lines);
@@ -46,12 +47,12 @@ namespace detail {
 /// Everything the forked child does before exec, prepared by the parent (after fork() only
 /// async-signal-safe calls are made: the grader may have threads).
 struct ChildPlan {
-  std::string path;  ///< executable, absolute or relative to the grader's cwd
+  std::string path;                 ///< executable, absolute or relative to the grader's cwd
   std::vector<std::string> argv;
-  std::vector<std::string> envp;                ///< the child's whole environment, "NAME=value"
-  std::string workdir;                          ///< chdir before exec (empty: stay)
+  std::vector<std::string> envp;    ///< the child's whole environment, "NAME=value"
+  std::string workdir;              ///< chdir before exec (empty: stay)
   std::vector<std::pair<int, rlim_t>> rlimits;  ///< soft limits (hard = soft, or soft + 1 for CPU)
-  std::vector<int> pass_fds;                    ///< kept open, same numbers
+  std::vector<int> pass_fds;        ///< kept open, same numbers
   double timeout_seconds = 60;
   std::size_t output_limit = 1 << 20;
   bool echo = false;

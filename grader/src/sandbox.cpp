@@ -84,8 +84,8 @@ detail::ChildPlan base_plan(const std::vector<std::string>& argv, const SandboxS
 
 // ---- bubblewrap ---------------------------------------------------------------------------------
 
-detail::ChildPlan bwrap_plan(const std::string& bwrap, const std::vector<std::string>& argv, const SandboxSpec& spec,
-                             bool echo) {
+detail::ChildPlan bwrap_plan(const std::string& bwrap, const std::vector<std::string>& argv,
+                             const SandboxSpec& spec, bool echo) {
   detail::ChildPlan plan = base_plan({}, spec, echo);
   plan.path = bwrap;
   plan.exit_status_encodes_signal = true;  // its init exits 128 + signal
@@ -122,9 +122,8 @@ detail::ChildPlan bwrap_plan(const std::string& bwrap, const std::vector<std::st
 
 struct UnshareTools {
   std::string unshare, sh, setpriv, mount, findmnt, mkdir, touch, ln;
-  bool can_remount() const {
-    return !setpriv.empty() && !mount.empty() && !findmnt.empty() && !mkdir.empty() && !touch.empty() && !ln.empty();
-  }
+  bool can_remount() const { return !setpriv.empty() && !mount.empty() && !findmnt.empty() &&
+                                    !mkdir.empty() && !touch.empty() && !ln.empty(); }
 };
 
 UnshareTools unshare_tools() {
@@ -151,7 +150,8 @@ UnshareTools unshare_tools() {
 std::string unshare_script(const UnshareTools& t, const SandboxSpec& spec, bool read_only) {
   std::vector<int> free_fds;  // single digits (all that sh accepts), none of the passed ones
   for (int fd = 3; fd <= 9; ++fd)
-    if (std::find(spec.pass_fds.begin(), spec.pass_fds.end(), fd) == spec.pass_fds.end()) free_fds.push_back(fd);
+    if (std::find(spec.pass_fds.begin(), spec.pass_fds.end(), fd) == spec.pass_fds.end())
+      free_fds.push_back(fd);
   if (free_fds.size() < 3) return "echo 'gpulab sandbox: too many passed fds below 10' >&2; exit 125\n";
   const std::string tmp_fd = std::to_string(free_fds[0]), dev_fd = std::to_string(free_fds[1]),
                     err_fd = std::to_string(free_fds[2]);
@@ -175,8 +175,7 @@ std::string unshare_script(const UnshareTools& t, const SandboxSpec& spec, bool 
     for (const auto& p : writable) rebind_from_tmp(p);
     s += M + " -t tmpfs -o mode=755,nosuid gpulab-dev /dev\n";
     s += quote(t.mkdir) + " /dev/shm\n" + M + " -t tmpfs -o mode=1777,nosuid,nodev gpulab-shm /dev/shm\n";
-    for (const char* l :
-         {"fd:/proc/self/fd", "stdin:/proc/self/fd/0", "stdout:/proc/self/fd/1", "stderr:/proc/self/fd/2"}) {
+    for (const char* l : {"fd:/proc/self/fd", "stdin:/proc/self/fd/0", "stdout:/proc/self/fd/1", "stderr:/proc/self/fd/2"}) {
       const std::string link = l;
       s += quote(t.ln) + " -s " + link.substr(link.find(':') + 1) + " /dev/" + link.substr(0, link.find(':')) + "\n";
     }
@@ -192,8 +191,7 @@ std::string unshare_script(const UnshareTools& t, const SandboxSpec& spec, bool 
     s += "exec " + tmp_fd + "<&- " + dev_fd + "<&-\n";
     s += quote(t.findmnt) + " -rn -o TARGET | while read -r m; do\n  case \"$m\" in /proc|/proc/*|/dev|/dev/*|/tmp";
     for (const auto& w : writable) s += "|" + quote(w);
-    s += ") continue;; esac\n  " + M +
-         " -o remount,bind,ro \"$m\" 2>/dev/null ||"
+    s += ") continue;; esac\n  " + M + " -o remount,bind,ro \"$m\" 2>/dev/null ||"
          " { echo \"gpulab sandbox: cannot make $m read-only\" >&2; exit 125; }\ndone\n";
   }
   if (!spec.workdir.empty()) s += "cd " + quote(real(spec.workdir)) + "\n";
@@ -209,8 +207,8 @@ detail::ChildPlan unshare_plan(const UnshareTools& t, bool read_only, const std:
   detail::ChildPlan plan = base_plan({}, spec, echo);
   plan.path = t.unshare;
   plan.exit_status_encodes_signal = true;
-  plan.argv = {t.unshare,      "--user",       "--map-root-user", "--pid", "--fork",
-               "--kill-child", "--mount-proc", "--ipc",           "--uts"};
+  plan.argv = {t.unshare, "--user", "--map-root-user", "--pid", "--fork", "--kill-child", "--mount-proc",
+               "--ipc", "--uts"};
   if (!spec.allow_network) plan.argv.push_back("--net");
   plan.argv.insert(plan.argv.end(), {t.sh, "-c", unshare_script(t, spec, read_only), "gpulab-sandbox"});
   plan.argv.insert(plan.argv.end(), argv.begin(), argv.end());
@@ -233,14 +231,10 @@ enum class Variant { bwrap, unshare_read_only, unshare_plain, rlimits };
 
 detail::ChildPlan plan_for(Variant v, const std::vector<std::string>& argv, const SandboxSpec& spec, bool echo) {
   switch (v) {
-    case Variant::bwrap:
-      return bwrap_plan(find_tool("bwrap"), argv, spec, echo);
-    case Variant::unshare_read_only:
-      return unshare_plan(unshare_tools(), true, argv, spec, echo);
-    case Variant::unshare_plain:
-      return unshare_plan(unshare_tools(), false, argv, spec, echo);
-    case Variant::rlimits:
-      break;
+    case Variant::bwrap: return bwrap_plan(find_tool("bwrap"), argv, spec, echo);
+    case Variant::unshare_read_only: return unshare_plan(unshare_tools(), true, argv, spec, echo);
+    case Variant::unshare_plain: return unshare_plan(unshare_tools(), false, argv, spec, echo);
+    case Variant::rlimits: break;
   }
   return rlimits_plan(argv, spec, echo);
 }
@@ -263,11 +257,7 @@ Probed probe(Isolation mode) {
   if (mode == Isolation::bubblewrap) {
     if (find_tool("bwrap").empty() || !runs(Variant::bwrap)) return p;
     p.variant = Variant::bwrap;
-    i = {true,
-         true,
-         true,
-         true,
-         true,
+    i = {true, true, true, true, true,
          "bubblewrap (user, pid, mount, ipc, uts, cgroup and network namespaces; only the system and listed paths "
          "exist, read-only except the writable ones; private /tmp and /dev; no capabilities)"};
   } else if (mode == Isolation::unshare) {
@@ -275,11 +265,7 @@ Probed probe(Isolation mode) {
     if (t.unshare.empty() || t.sh.empty()) return p;
     if (t.can_remount() && runs(Variant::unshare_read_only)) {
       p.variant = Variant::unshare_read_only;
-      i = {true,
-           true,
-           false,
-           true,
-           true,
+      i = {true, true, false, true, true,
            "unshare (user, pid, mount, ipc, uts and network namespaces; file system read-only except "
            "the writable paths, private /tmp and /dev; no capabilities)"};
     } else if (runs(Variant::unshare_plain)) {
@@ -287,11 +273,7 @@ Probed probe(Isolation mode) {
       i = {true, false, false, true, true, "unshare (user, pid, ipc, uts and network namespaces; tree writable)"};
     }
   } else {
-    i = {true,
-         false,
-         false,
-         false,
-         false,
+    i = {true, false, false, false, false,
          "rlimits (own session, resource limits, clean environment; descendants stopped at the end; "
          "no namespaces: the file system, the network and the grader's processes are reachable)"};
   }
@@ -315,12 +297,9 @@ const Probed& probed(Isolation mode) {
 
 std::string to_string(Isolation mode) {
   switch (mode) {
-    case Isolation::bubblewrap:
-      return "bubblewrap";
-    case Isolation::unshare:
-      return "unshare";
-    case Isolation::rlimits:
-      break;
+    case Isolation::bubblewrap: return "bubblewrap";
+    case Isolation::unshare: return "unshare";
+    case Isolation::rlimits: break;
   }
   return "rlimits";
 }
@@ -337,7 +316,8 @@ ProcessResult run_sandboxed(const std::vector<std::string>& argv, const SandboxS
   return run_sandboxed(best_isolation(), argv, spec, echo);
 }
 
-ProcessResult run_sandboxed(Isolation mode, const std::vector<std::string>& argv, const SandboxSpec& spec, bool echo) {
+ProcessResult run_sandboxed(Isolation mode, const std::vector<std::string>& argv, const SandboxSpec& spec,
+                            bool echo) {
   const Probed& p = probed(mode);
   ProcessResult r;
   if (!p.info.available || argv.empty()) {

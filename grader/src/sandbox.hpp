@@ -24,18 +24,18 @@
 namespace gpulab::grade {
 
 struct SandboxSpec {
-  std::vector<std::string> read_only;        ///< paths bound read-only (the source tree, the build tree)
-  std::vector<std::string> writable;         ///< paths bound read-write (created if missing)
-  std::vector<std::string> devices;          ///< device nodes to bind (/dev/nvidia*, /dev/kfd, /dev/dri); globs
-  std::map<std::string, std::string> env;    ///< the child's WHOLE environment; pass PATH explicitly
-  std::string workdir;                       ///< chdir inside
-  double timeout_seconds = 60;               ///< wall clock; the whole process tree is killed
-  double cpu_seconds = 0;                    ///< RLIMIT_CPU (0: twice the time limit)
-  std::size_t address_space_bytes = 0;       ///< RLIMIT_AS (0: none; CUDA/ROCm need a huge one)
+  std::vector<std::string> read_only;     ///< paths bound read-only (the source tree, the build tree)
+  std::vector<std::string> writable;      ///< paths bound read-write (created if missing)
+  std::vector<std::string> devices;       ///< device nodes to bind (/dev/nvidia*, /dev/kfd, /dev/dri); globs
+  std::map<std::string, std::string> env; ///< the child's WHOLE environment; pass PATH explicitly
+  std::string workdir;                    ///< chdir inside
+  double timeout_seconds = 60;            ///< wall clock; the whole process tree is killed
+  double cpu_seconds = 0;                 ///< RLIMIT_CPU (0: twice the time limit)
+  std::size_t address_space_bytes = 0;    ///< RLIMIT_AS (0: none; CUDA/ROCm need a huge one)
   std::size_t file_size_bytes = 256u << 20;  ///< RLIMIT_FSIZE (0: none)
-  int max_processes = 256;                   ///< RLIMIT_NPROC, per user (0: none; root is exempt)
-  std::size_t output_limit = 1u << 20;       ///< keep at most this much stdout+stderr (the tail)
-  std::vector<int> pass_fds;                 ///< extra fds kept open in the child, same numbers
+  int max_processes = 256;                ///< RLIMIT_NPROC, per user (0: none; root is exempt)
+  std::size_t output_limit = 1u << 20;    ///< keep at most this much stdout+stderr (the tail)
+  std::vector<int> pass_fds;              ///< extra fds kept open in the child, same numbers
   bool allow_network = false;
 };
 
@@ -58,11 +58,12 @@ IsolationInfo isolation_info(Isolation);
 Isolation best_isolation();
 
 /// Runs argv (argv[0] searched in spec.env's PATH inside) confined by best_isolation().
-ProcessResult run_sandboxed(const std::vector<std::string>& argv, const SandboxSpec& spec, bool echo = false);
+ProcessResult run_sandboxed(const std::vector<std::string>& argv, const SandboxSpec& spec,
+                            bool echo = false);
 
 /// The same in a given mode (tests, and forcing a weaker one); an unavailable mode is not run:
 /// the result says why (exit_code -1, output).
-ProcessResult run_sandboxed(Isolation mode, const std::vector<std::string>& argv, const SandboxSpec& spec,
-                            bool echo = false);
+ProcessResult run_sandboxed(Isolation mode, const std::vector<std::string>& argv,
+                            const SandboxSpec& spec, bool echo = false);
 
 }  // namespace gpulab::grade

@@ -105,17 +105,18 @@ const char* const kMathNames =
 // cuda_runtime_shim.hpp call these from inline code); the rest of gpulab::emu (findings, metrics,
 // settings, detail::) is the grader's.
 const std::set<std::string> kEmuVocabulary = {
-    "sync_block", "warp_collective", "shuffle_source", "active_mask", "live_lanes", "dynamic_shared_base",
-    "note_atomic", "launch_blocks", "builtins", "take_pending_fault", "fault_pending", "device_alloc", "device_free",
-    "is_device_range", "warp_size", "workers", "stack_bytes", "KernelFault", "to_bits", "from_bits", "atomic_update",
+    "sync_block",   "warp_collective", "shuffle_source", "active_mask",  "live_lanes",
+    "dynamic_shared_base", "note_atomic", "launch_blocks", "builtins", "take_pending_fault",
+    "fault_pending", "device_alloc", "device_free", "is_device_range", "warp_size", "workers",
+    "stack_bytes", "KernelFault", "to_bits", "from_bits", "atomic_update",
     // the CUDA runtime shim's copies and fills (cudaMemcpy, cudaMemset on the emulator)
     "host_copy", "host_fill"};
 
 // Namespaces whose template and inline code a submission instantiates (weak definitions), but
 // to which it may not add strong definitions.
-const std::set<std::string> kLibraryNamespaces = {
-    "std",    "__gnu_cxx",          "__cxxabiv1", "gpulab",         "cuda",    "cub",
-    "thrust", "cooperative_groups", "hip_impl",   "__hip_internal", "rocprim", "hipcub"};
+const std::set<std::string> kLibraryNamespaces = {"std",  "__gnu_cxx", "__cxxabiv1", "gpulab",
+                                                   "cuda", "cub",       "thrust",     "cooperative_groups",
+                                                   "hip_impl", "__hip_internal", "rocprim", "hipcub"};
 
 struct Table {
   std::map<std::string, Rule> exact;
@@ -123,10 +124,8 @@ struct Table {
   void add(Rule r, const char* names) {
     std::istringstream in(names);
     for (std::string n; in >> n;) {
-      if (n.back() == '*')
-        prefixes.emplace_back(n.substr(0, n.size() - 1), r);
-      else
-        exact.emplace(n, r);  // the first entry of a name wins: refusals are added first
+      if (n.back() == '*') prefixes.emplace_back(n.substr(0, n.size() - 1), r);
+      else exact.emplace(n, r);  // the first entry of a name wins: refusals are added first
     }
   }
   bool find(const std::string& name, Rule& out) const {
@@ -178,8 +177,8 @@ struct Reader {
   // St, and the abbreviations of std::allocator, std::basic_string, std::ostream & co.
   bool std_prefix() {
     static const std::pair<const char*, const char*> abbrev[] = {
-        {"St", nullptr},   {"Sa", "allocator"}, {"Sb", "basic_string"}, {"Ss", "string"},
-        {"Si", "istream"}, {"So", "ostream"},   {"Sd", "iostream"}};
+        {"St", nullptr}, {"Sa", "allocator"}, {"Sb", "basic_string"}, {"Ss", "string"},
+        {"Si", "istream"}, {"So", "ostream"}, {"Sd", "iostream"}};
     for (const auto& [code, name] : abbrev)
       if (eat(code)) {
         out.push_back("std");
@@ -255,12 +254,13 @@ struct Reader {
 };
 
 bool is_lab_namespace(const std::string& ns) {
-  return ns.size() > 3 && ns.compare(0, 3, "lab") == 0 && ns.find_first_not_of("0123456789", 3) == std::string::npos;
+  return ns.size() > 3 && ns.compare(0, 3, "lab") == 0 &&
+         ns.find_first_not_of("0123456789", 3) == std::string::npos;
 }
 
 bool global_allocation_function(const std::vector<std::string>& scope) {
-  return scope.size() == 1 && (scope[0] == "operator nw" || scope[0] == "operator na" || scope[0] == "operator dl" ||
-                               scope[0] == "operator da");
+  return scope.size() == 1 && (scope[0] == "operator nw" || scope[0] == "operator na" ||
+                               scope[0] == "operator dl" || scope[0] == "operator da");
 }
 
 // The arithmetic helpers of libgcc / compiler-rt that compilers call for 128-bit integers, complex
@@ -287,8 +287,9 @@ Rule classify_cxx_reference(const std::vector<std::string>& scope, const std::st
   const std::string& ns = scope[0];
   if (ns == "std") {
     for (const auto& c : scope) {
-      if (c == "filesystem" || c == "__fs" || c == "basic_ifstream" || c == "basic_ofstream" || c == "basic_fstream" ||
-          c == "basic_filebuf" || c == "__basic_file" || c == "cin" || c == "wcin")
+      if (c == "filesystem" || c == "__fs" || c == "basic_ifstream" || c == "basic_ofstream" ||
+          c == "basic_fstream" || c == "basic_filebuf" || c == "__basic_file" || c == "cin" ||
+          c == "wcin")
         return R::files;
       if (c == "thread" || c == "jthread") return R::processes;
       if (c == "set_terminate" || c == "set_unexpected") return R::exit_and_signals;
@@ -310,57 +311,34 @@ Rule classify_cxx_reference(const std::vector<std::string>& scope, const std::st
 
 const char* rule_name(Rule r) {
   switch (r) {
-    case R::allowed:
-      return "allowed";
-    case R::dynamic_loading:
-      return "no dynamic loading";
-    case R::processes:
-      return "no processes or threads";
-    case R::files:
-      return "no files or network";
-    case R::environment:
-      return "no environment variables";
-    case R::exit_and_signals:
-      return "no exit handlers or signals";
-    case R::system_calls:
-      return "no system calls";
-    case R::vendor_libraries:
-      return "no vendor libraries";
-    case R::grader_internals:
-      return "no grader internals";
-    case R::overriding:
-      return "no overriding the emulator or the grader";
-    case R::not_in_api:
-      return "only the allowed API";
+    case R::allowed: return "allowed";
+    case R::dynamic_loading: return "no dynamic loading";
+    case R::processes: return "no processes or threads";
+    case R::files: return "no files or network";
+    case R::environment: return "no environment variables";
+    case R::exit_and_signals: return "no exit handlers or signals";
+    case R::system_calls: return "no system calls";
+    case R::vendor_libraries: return "no vendor libraries";
+    case R::grader_internals: return "no grader internals";
+    case R::overriding: return "no overriding the emulator or the grader";
+    case R::not_in_api: return "only the allowed API";
   }
   return "?";
 }
 
 const char* rule_hint(Rule r) {
   switch (r) {
-    case R::dynamic_loading:
-      return "code loaded at run time is code the grader never saw; call what you need directly";
-    case R::processes:
-      return "your function runs inside the grader's process: do the work in it, on the GPU";
-    case R::files:
-      return "a submission gets its data as arguments; to debug, print with printf or std::cout";
-    case R::environment:
-      return "the lab process runs with an empty environment; write settings as constants";
-    case R::exit_and_signals:
-      return "return from your function (or throw gpulab::Error); the harness decides when the process ends";
-    case R::system_calls:
-      return "a kernel file needs no system calls: use the GPU runtime and gpulab's API";
-    case R::vendor_libraries:
-      return "the vendor library is what your code is measured against, not part of it; write the kernel yourself";
-    case R::grader_internals:
-      return "the checks, the harness and the emulator's bookkeeping are not an API: use gpulab/gpu.hpp and "
-             "gpulab/host.hpp";
-    case R::overriding:
-      return "give your function another name, or put it in a namespace of your own (or an anonymous one)";
-    case R::not_in_api:
-      return "if your solution really needs it, ask your instructor to add it to the grader's allow-list";
-    case R::allowed:
-      break;
+    case R::dynamic_loading: return "code loaded at run time is code the grader never saw; call what you need directly";
+    case R::processes: return "your function runs inside the grader's process: do the work in it, on the GPU";
+    case R::files: return "a submission gets its data as arguments; to debug, print with printf or std::cout";
+    case R::environment: return "the lab process runs with an empty environment; write settings as constants";
+    case R::exit_and_signals: return "return from your function (or throw gpulab::Error); the harness decides when the process ends";
+    case R::system_calls: return "a kernel file needs no system calls: use the GPU runtime and gpulab's API";
+    case R::vendor_libraries: return "the vendor library is what your code is measured against, not part of it; write the kernel yourself";
+    case R::grader_internals: return "the checks, the harness and the emulator's bookkeeping are not an API: use gpulab/gpu.hpp and gpulab/host.hpp";
+    case R::overriding: return "give your function another name, or put it in a namespace of your own (or an anonymous one)";
+    case R::not_in_api: return "if your solution really needs it, ask your instructor to add it to the grader's allow-list";
+    case R::allowed: break;
   }
   return "";
 }
@@ -375,7 +353,8 @@ std::vector<std::string> scope_of(const std::string& mangled) {
 
 std::string demangle(const std::string& mangled) {
   int status = 0;
-  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  std::unique_ptr<char, void (*)(void*)> d(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                           std::free);
   return status == 0 && d ? std::string(d.get()) : mangled;
 }
 

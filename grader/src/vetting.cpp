@@ -20,9 +20,9 @@ namespace fs = std::filesystem;
 namespace gpulab::grade::vetting {
 namespace {
 
+using rules::Rule;
 using objects::Code;
 using objects::Symbol;
-using rules::Rule;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -116,16 +116,14 @@ std::pair<std::string, int> include_site(const std::string& source, const std::s
       // The name as a whole path component: "name", <name>, .../name" or .../name>.
       for (auto p = line.find(name); p != std::string::npos; p = line.find(name, p + 1)) {
         const char before = p ? line[p - 1] : ' ', after = p + name.size() < line.size() ? line[p + name.size()] : ' ';
-        if ((before == '"' || before == '<' || before == '/') && (after == '"' || after == '>'))
-          return {display, n - offset};
+        if ((before == '"' || before == '<' || before == '/') && (after == '"' || after == '>')) return {display, n - offset};
       }
     }
   }
   return {display, 0};
 }
 
-std::string definition_reason(const std::string& name, char type, Rule rule,
-                              const std::set<std::string>& protected_symbols) {
+std::string definition_reason(const std::string& name, char type, Rule rule, const std::set<std::string>& protected_symbols) {
   if (rule == Rule::grader_internals)
     return "gpulab::grade::, testing::, benchmark:: and the labs' namespaces belong to the grader";
   if (rule == Rule::vendor_libraries) return "CUTLASS and CuTe are vendor libraries";
@@ -134,10 +132,8 @@ std::string definition_reason(const std::string& name, char type, Rule rule,
   if (name == "main") return "main belongs to the harness";
   const auto scope = rules::scope_of(name);
   if (name.rfind("_Z", 0) == 0 && scope.empty()) return "its name is not one a C++ compiler writes";
-  if (scope.size() == 1)
-    return "a replacement of the global operator new or delete would serve the grader's memory too";
-  if (!scope.empty())
-    return scope[0] + ":: is a library's namespace: a submission may use its templates but not add functions to it";
+  if (scope.size() == 1) return "a replacement of the global operator new or delete would serve the grader's memory too";
+  if (!scope.empty()) return scope[0] + ":: is a library's namespace: a submission may use its templates but not add functions to it";
   if (type == 'T' || type == 'W' || type == 'i')
     return "a function with C linkage can take the place of the C library's or the GPU runtime's function of that name";
   return "that name belongs to the C library, the GPU runtime or the emulator";
@@ -180,7 +176,8 @@ std::string resolve_handin_file(const std::string& handin_root, const std::strin
   // Directories above the hand-in are the grader's, so they are resolved; the hand-in is not.
   const fs::path root = fs::weakly_canonical(root_lexical.parent_path(), ec) / root_lexical.filename();
   const fs::path rel = fs::absolute(file).lexically_normal().lexically_relative(root_lexical);
-  if (rel.empty() || *rel.begin() == "..") return file + " is not inside the hand-in " + root.string();
+  if (rel.empty() || *rel.begin() == "..")
+    return file + " is not inside the hand-in " + root.string();
   fs::path at = root;
   for (const auto& part : rel) {
     if (part == ".") continue;
@@ -188,14 +185,12 @@ std::string resolve_handin_file(const std::string& handin_root, const std::strin
     if (!fs::is_symlink(fs::symlink_status(at, ec))) continue;
     const fs::path target = fs::weakly_canonical(at, ec);
     if (ec || !under(target, root.string()))
-      return shown + ": " + at.string() + " is a symbolic link to " +
-             (ec ? fs::read_symlink(at, ec) : target).string() +
+      return shown + ": " + at.string() + " is a symbolic link to " + (ec ? fs::read_symlink(at, ec) : target).string() +
              ", outside the hand-in\n  hint: hand in the file itself, not a link to it";
   }
   const fs::path real = fs::canonical(at, ec);
   if (ec) return shown + ": " + at.string() + " cannot be read (" + ec.message() + ")";
-  if (!under(real, root.string()))
-    return shown + ": " + at.string() + " leads outside the hand-in, to " + real.string();
+  if (!under(real, root.string())) return shown + ": " + at.string() + " leads outside the hand-in, to " + real.string();
   struct stat st {};
   if (stat(real.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return shown + ": " + at.string() + " is not a regular file\n  hint: hand in the kernel file itself";
@@ -212,14 +207,10 @@ std::string staged_text(const std::string& source_text, const std::string& displ
   std::string path;
   for (const char c : display_path) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\\' || c == '"')
-      path += std::string("\\") + c;
-    else if (c == '?')
-      path += "\\?";  // no ??/ trigraph, whatever the language mode
-    else if (u < 0x20 || u == 0x7f)
-      path += '?';
-    else
-      path += c;
+    if (c == '\\' || c == '"') path += std::string("\\") + c;
+    else if (c == '?') path += "\\?";  // no ??/ trigraph, whatever the language mode
+    else if (u < 0x20 || u == 0x7f) path += '?';
+    else path += c;
   }
   const bool bom = source_text.compare(0, 3, "\xEF\xBB\xBF") == 0;
   return "#line 1 \"" + path + "\"\n" + source_text.substr(bom ? 3 : 0);
@@ -227,7 +218,7 @@ std::string staged_text(const std::string& source_text, const std::string& displ
 
 namespace {
 std::vector<std::string>& mutable_system_include_dirs() {
-  static std::vector<std::string> dirs = {"/usr/include",     "/usr/lib",   "/usr/lib64", "/usr/local/include",
+  static std::vector<std::string> dirs = {"/usr/include", "/usr/lib", "/usr/lib64", "/usr/local/include",
                                           "/usr/local/cuda*", "/opt/cuda*", "/opt/rocm*", "/usr/share/hip*"};
   return dirs;
 }
@@ -246,8 +237,7 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
                                const std::vector<std::string>& allowed_files) {
   const std::vector<std::string> deps = parse_depfile(read_text(depfile));
   if (deps.empty())
-    return "cannot check what the submission includes: the compiler's dependency file " + depfile +
-           " is missing or empty";
+    return "cannot check what the submission includes: the compiler's dependency file " + depfile + " is missing or empty";
   std::vector<std::string> dirs, files;
   for (const auto& d : allowed_dirs) dirs.push_back(canonical_or_normal(d).string());
   for (const auto& f : allowed_files) files.push_back(canonical_or_normal(f).string());
@@ -317,14 +307,15 @@ std::string check_object_symbols(const std::vector<std::string>& object_files,
         const Rule r = rules::classify_definition(s.name, s.type, contract_functions, protected_symbols);
         if (r == Rule::allowed) continue;
         offences.add(display_name + " defines " + rules::demangle(s.name) + ", which the grader does not allow: " +
-                         definition_reason(s.name, s.type, r, protected_symbols) + " (rule: " + rules::rule_name(r) +
-                         ")",
+                         definition_reason(s.name, s.type, r, protected_symbols) + " (rule: " +
+                         rules::rule_name(r) + ")",
                      r);
       }
     }
     for (const auto& [insn, line] : c.raw_syscalls)
-      offences.add(display_name + (line ? ":" + std::to_string(line) : "") + " uses a raw system call instruction (" +
-                       insn + "), which the grader does not allow (rule: " + rules::rule_name(Rule::system_calls) + ")",
+      offences.add(display_name + (line ? ":" + std::to_string(line) : "") +
+                       " uses a raw system call instruction (" + insn +
+                       "), which the grader does not allow (rule: " + rules::rule_name(Rule::system_calls) + ")",
                    Rule::system_calls);
   }
   return offences.lines.empty() ? std::string() : offences.message();
@@ -334,12 +325,10 @@ std::set<std::string> defined_symbols(const std::vector<std::string>& files) {
   std::set<std::string> out;
   for (const auto& f : files) {
     const std::string name = basename_of(f);  // lib.so, lib.so.1
-    const bool shared =
-        name.find(".so.") != std::string::npos || (name.size() > 3 && name.rfind(".so") == name.size() - 3);
+    const bool shared = name.find(".so.") != std::string::npos || (name.size() > 3 && name.rfind(".so") == name.size() - 3);
     std::vector<Symbol> symbols;
     std::string error;
-    if (!objects::read_symbols(f, shared, symbols, error))
-      throw std::runtime_error("cannot read the symbols of " + f + ": " + error);
+    if (!objects::read_symbols(f, shared, symbols, error)) throw std::runtime_error("cannot read the symbols of " + f + ": " + error);
     for (const auto& s : symbols) {
       if (!std::isupper(static_cast<unsigned char>(s.type)) && s.type != 'u' && s.type != 'i') continue;
       if (s.type == 'U' || s.type == 'N') continue;

@@ -24,7 +24,8 @@ constexpr unsigned long long kMaxHandinFileBytes = 1ull << 20;
 /// reference solution), a file outside the root, one that is not a regular file (FIFO, device),
 /// one with other hard links, and one larger than kMaxHandinFileBytes. On success sets
 /// `resolved_out` to the file's canonical path: read that, not `file`.
-std::string resolve_handin_file(const std::string& handin_root, const std::string& file, std::string& resolved_out);
+std::string resolve_handin_file(const std::string& handin_root, const std::string& file,
+                                std::string& resolved_out);
 
 /// The text to compile for `source_text`: a leading UTF-8 byte-order mark removed, line endings
 /// kept as they are, preceded by `#line 1 "<display_path>"` so that compiler messages and the
@@ -70,7 +71,8 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
 /// `display_name` is the student's file name used in the messages ("row_sum.cu").
 std::string check_object_symbols(const std::vector<std::string>& objects,
                                  const std::vector<std::string>& contract_functions,
-                                 const std::set<std::string>& protected_symbols, const std::string& display_name);
+                                 const std::set<std::string>& protected_symbols,
+                                 const std::string& display_name);
 
 /// The symbols (mangled) a submission must not define, from the libraries and objects it is
 /// linked with (libgpulab_emu.so with nm -D, libgpulab_host.a, libgpulab_harness.a, the lab's

@@ -45,8 +45,8 @@ std::vector<Case> all_cases() {
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
-  std::string n =
-      info.param.lab.substr(0, 2) + "_" + info.param.path.stem().string() + (info.param.defended ? "" : "_undefended");
+  std::string n = info.param.lab.substr(0, 2) + "_" + info.param.path.stem().string() +
+                  (info.param.defended ? "" : "_undefended");
   for (char& c : n)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
@@ -75,9 +75,9 @@ TEST_P(Adversarial, Verdict) {
   const std::string env = c.defended ? "" : "GPULAB_GRADER_DISABLE=" + c.stated.defences;
   // A fault case may leave a process behind when undefended: a time limit on the whole run.
   if (!c.defended && c.stated.defences == "none") GTEST_SKIP() << "no defence to switch off";
-  const verdict::Outcome o =
-      verdict::grade("timeout 120 " + std::string(GPULAB_GRADER), c.lab, "--submission '" + c.path.string() + "'",
-                     c.stated.options, env, json, dir / "grader.log");
+  const verdict::Outcome o = verdict::grade("timeout 120 " + std::string(GPULAB_GRADER), c.lab,
+                                            "--submission '" + c.path.string() + "'", c.stated.options, env, json,
+                                            dir / "grader.log");
   const std::string unmet = verdict::unmet(o, c.stated.expect);
   if (c.defended) {
     EXPECT_EQ(unmet, "") << c.path << "\n--- grader output ---\n" << o.log;
@@ -86,8 +86,7 @@ TEST_P(Adversarial, Verdict) {
   } else {
     EXPECT_NE(unmet, "") << c.path << ": with the defence '" << c.stated.defences
                          << "' switched off the stated verdict still holds, so that defence is not what stops it"
-                         << "\n--- grader output ---\n"
-                         << o.log;
+                         << "\n--- grader output ---\n" << o.log;
   }
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -391,8 +391,8 @@ TEST(RunProcess, ConcurrentRunsDoNotStopEachOther) {
 
 TEST(RunProcess, InheritsTheEnvironmentPlusExtras) {
   setenv("GPULAB_PARENT_VAR", "inherited", 1);
-  const ProcessResult r =
-      run_process({"sh", "-c", "echo $GPULAB_PARENT_VAR $GPULAB_EXTRA; exit 5"}, {{"GPULAB_EXTRA", "extra"}}, 10);
+  const ProcessResult r = run_process({"sh", "-c", "echo $GPULAB_PARENT_VAR $GPULAB_EXTRA; exit 5"},
+                                      {{"GPULAB_EXTRA", "extra"}}, 10);
   unsetenv("GPULAB_PARENT_VAR");
   EXPECT_EQ(r.output, "inherited extra\n");
   EXPECT_EQ(r.exit_code, 5);

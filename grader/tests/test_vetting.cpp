@@ -28,17 +28,10 @@ TEST_F(Vetting, AByteOrderMarkAndAnyPathStillCompileAndAreNamedInMessages) {
   const std::string solution = "\xEF\xBB\xBF" + read(kSource + "/solutions/01-coalescing/row_sum.cu");
   const std::string error_line = std::to_string(std::count(solution.begin(), solution.end(), '\n') + 2);
   const fs::path staged = dir_ / "staged.cu";
-  const std::vector<std::string> cxx{GPULAB_TEST_CXX,
-                                     "-fsyntax-only",
-                                     "-x",
-                                     "c++",
-                                     "-std=c++17",
-                                     "-I" + kSource + "/common/include",
-                                     "-I" + kSource + "/common/emu/include",
-                                     "-I" + kSource + "/labs/01-coalescing",
-                                     staged.string()};
-  const std::pair<std::string, std::string> paths[] = {
-      // the path, and as the compiler shows it
+  const std::vector<std::string> cxx{GPULAB_TEST_CXX, "-fsyntax-only", "-x", "c++", "-std=c++17",
+                                     "-I" + kSource + "/common/include", "-I" + kSource + "/common/emu/include",
+                                     "-I" + kSource + "/labs/01-coalescing", staged.string()};
+  const std::pair<std::string, std::string> paths[] = {  // the path, and as the compiler shows it
       {"/home/a b/we\"ird\\dir/row_sum.cu", "/home/a b/we\"ird\\dir/row_sum.cu"},
       {"/tmp/line\nbreak ?\?/row_sum.cu", "/tmp/line?break ?\?/row_sum.cu"}};
   for (const auto& [display, shown] : paths) {
@@ -98,16 +91,16 @@ class Includes : public Vetting {
   std::string depfile(const std::string& code, const std::string& lab = "01-coalescing") {
     const fs::path staged = dir_ / "stage" / "row_sum.cu", dep = dir_ / "row_sum.d";
     write(staged, staged_text(code, "/home/student/row_sum.cu"));
-    const ProcessResult p = run_process(
-        {GPULAB_TEST_CXX, "-x", "c++", "-std=c++17", "-c", staged.string(), "-o", (dir_ / "row_sum.o").string(), "-MD",
-         "-MF", dep.string(), "-I" + kSource + "/common/include", "-I" + kSource + "/common/emu/include",
-         "-I" + kSource + "/grader/common", "-I" + kSource + "/labs/" + lab},
-        {}, 120);
+    const ProcessResult p = run_process({GPULAB_TEST_CXX, "-x", "c++", "-std=c++17", "-c", staged.string(), "-o",
+                                         (dir_ / "row_sum.o").string(), "-MD", "-MF", dep.string(),
+                                         "-I" + kSource + "/common/include", "-I" + kSource + "/common/emu/include",
+                                         "-I" + kSource + "/grader/common", "-I" + kSource + "/labs/" + lab},
+                                        {}, 120);
     EXPECT_TRUE(p.ok()) << p.output;
     return dep.string();
   }
-  std::string check(const std::string& dep, std::vector<std::string> dirs = {},
-                    const std::string& lab = "01-coalescing", const std::string& header = "row_sum.hpp") {
+  std::string check(const std::string& dep, std::vector<std::string> dirs = {}, const std::string& lab = "01-coalescing",
+                    const std::string& header = "row_sum.hpp") {
     dirs.insert(dirs.end(), {kSource + "/common/include", kSource + "/common/emu/include", (dir_ / "stage").string()});
     return check_dependencies(dep, kSource, dirs, {kSource + "/labs/" + lab + "/" + header});
   }
@@ -127,8 +120,7 @@ TEST_F(Includes, TheSolutionsAndTheGraderAreRefused) {
                    "may include only its lab's contract header (row_sum.hpp), gpulab's headers and system headers"}));
   const std::string relative = fs::relative(solution, dir_ / "stage").string();  // ../../work/main/...
   EXPECT_TRUE(Has(check(depfile("#include \"" + relative + "\"\n")), {"row_sum.cu:1 includes " + solution}));
-  EXPECT_TRUE(
-      Has(check(depfile("#include \"gpulab/grade/protocol.hpp\"\n")), {"grader/common/gpulab/grade/protocol.hpp"}));
+  EXPECT_TRUE(Has(check(depfile("#include \"gpulab/grade/protocol.hpp\"\n")), {"grader/common/gpulab/grade/protocol.hpp"}));
   // The reference sgemm includes its own headers: allowed only where its directory is allowed.
   const std::string dep = depfile("#include \"" + kSource + "/solutions/06-sgemm/sgemm_configs.hpp\"\n", "06-sgemm");
   EXPECT_TRUE(Has(check(dep, {}, "06-sgemm", "sgemm.hpp"), {"solutions/06-sgemm/sgemm_configs.hpp", "(sgemm.hpp)"}));
@@ -137,8 +129,7 @@ TEST_F(Includes, TheSolutionsAndTheGraderAreRefused) {
 
 TEST_F(Includes, DependencyFilesOfEveryCompilerAreRead) {
   write(dir_ / "stage/with space.h", "");
-  write(dir_ / "d1", "obj.o : " + (dir_ / "stage/row_sum.cu").string() + " \\\n  " +
-                         (dir_ / "stage/with\\ space.h").string() +
+  write(dir_ / "d1", "obj.o : " + (dir_ / "stage/row_sum.cu").string() + " \\\n  " + (dir_ / "stage/with\\ space.h").string() +
                          " \\\r\n /usr/include/stdio.h\n/usr/include/stdio.h:\n");
   EXPECT_EQ(check((dir_ / "d1").string()), "");
   write(dir_ / "d2", "obj.o: #deps 3, deps mtime 1 (VALID)\n    " + (dir_ / "stage/row_sum.cu").string() +
@@ -169,8 +160,8 @@ std::set<std::string> real_protected_symbols(const std::string& lab) {
 }
 
 TEST(VettingRealObjects, TheLabsStubsAndSolutionsPass) {
-  for (const auto& [lab, contract, file] :
-       {std::tuple{"01-coalescing", "row_sum", "row_sum.cu"}, std::tuple{"06-sgemm", "sgemm", "sgemm.cu"}}) {
+  for (const auto& [lab, contract, file] : {std::tuple{"01-coalescing", "row_sum", "row_sum.cu"},
+                                             std::tuple{"06-sgemm", "sgemm", "sgemm.cu"}}) {
     const auto protect = real_protected_symbols(lab);
     EXPECT_GT(protect.size(), 20u);
     for (const char* impl : {"student", "solution"}) {
@@ -183,10 +174,9 @@ TEST(VettingRealObjects, TheLabsStubsAndSolutionsPass) {
 
 TEST(VettingRealObjects, TheProtectedSymbolsAreTheLibrariesAndTheChecksOwn) {
   const auto protect = real_protected_symbols("01-coalescing");
-  EXPECT_TRUE(protect.count("_ZN6gpulab11synchronizeEPKci"));                    // gpulab_host
+  EXPECT_TRUE(protect.count("_ZN6gpulab11synchronizeEPKci"));                     // gpulab_host
   EXPECT_TRUE(protect.count("_ZN29correctness_tiny_sizes_Test10test_info_E") ||  // the checks' tests
-              std::any_of(protect.begin(), protect.end(),
-                          [](const std::string& s) { return s.find("_Test") != std::string::npos; }));
+              std::any_of(protect.begin(), protect.end(), [](const std::string& s) { return s.find("_Test") != std::string::npos; }));
   if (std::string(GPULAB_TEST_BACKEND) == "emu") {
     EXPECT_TRUE(protect.count("_ZN6gpulab3emu14findings_totalEv"));
     EXPECT_TRUE(protect.count("warpSize"));
@@ -214,8 +204,7 @@ TEST(VettingRealObjects, KnownSubmissionsPassExceptTheOnesThatCheat) {
     const std::string message =
         check_object_symbols({obj}, {"row_sum", "sgemm"}, real_protected_symbols(lab), e.path().filename().string());
     if (e.path().stem() == "calls_vendor_library")
-      EXPECT_TRUE(
-          Has(message, {"calls_vendor_library.cu:10 references dlopen", "does not allow", "no dynamic loading"}));
+      EXPECT_TRUE(Has(message, {"calls_vendor_library.cu:10 references dlopen", "does not allow", "no dynamic loading"}));
     else if (e.path().stem() == "exits_early")
       EXPECT_TRUE(Has(message, {"references exit", "no exit handlers or signals"}));
     else

@@ -21,11 +21,9 @@ struct Case {
 
 TEST_F(Vetting, EveryRefusedReferenceIsNamedWithItsRule) {
   const Case cases[] = {
-      {"#include <dlfcn.h>\nvoid f() { dlopen(\"libcublas.so\", 2); }", "row_sum.cu:2 references dlopen",
-       "no dynamic loading"},
+      {"#include <dlfcn.h>\nvoid f() { dlopen(\"libcublas.so\", 2); }", "row_sum.cu:2 references dlopen", "no dynamic loading"},
       {"#include <dlfcn.h>\nvoid* f(void* h) { return dlsym(h, \"x\"); }", "dlsym", "no dynamic loading"},
-      {"#define _GNU_SOURCE 1\n#include <dlfcn.h>\nvoid* f() { return dlmopen(0, \"x\", 2); }", "dlmopen",
-       "no dynamic loading"},
+      {"#define _GNU_SOURCE 1\n#include <dlfcn.h>\nvoid* f() { return dlmopen(0, \"x\", 2); }", "dlmopen", "no dynamic loading"},
       {"#include <dlfcn.h>\nvoid* f(void* h) { return dlvsym(h, \"x\", \"v\"); }", "dlvsym", "no dynamic loading"},
       {"#include <unistd.h>\nint f() { return fork(); }", "fork", "no processes or threads"},
       {"#include <cstdlib>\nint f() { return std::system(\"sh\"); }", "system", "no processes or threads"},
@@ -37,8 +35,7 @@ TEST_F(Vetting, EveryRefusedReferenceIsNamedWithItsRule) {
       {"#include <unistd.h>\nlong f(char* b) { return read(0, b, 1); }", "read", "no files or network"},
       {"#include <unistd.h>\nlong f() { return write(1, \"x\", 1); }", "write", "no files or network"},
       {"#include <fstream>\nvoid f() { std::ofstream(\"/tmp/x\") << 1; }", "basic_ofstream", "no files or network"},
-      {"#include <filesystem>\nbool f() { return std::filesystem::exists(\"/x\"); }", "std::filesystem",
-       "no files or network"},
+      {"#include <filesystem>\nbool f() { return std::filesystem::exists(\"/x\"); }", "std::filesystem", "no files or network"},
       {"#include <cstdlib>\nconst char* f() { return std::getenv(\"HOME\"); }", "getenv", "no environment variables"},
       {"#include <cstdlib>\nint f() { return setenv(\"A\", \"b\", 1); }", "setenv", "no environment variables"},
       {"#include <cstdlib>\nvoid f() { std::exit(0); }", "exit", "no exit handlers or signals"},
@@ -48,40 +45,32 @@ TEST_F(Vetting, EveryRefusedReferenceIsNamedWithItsRule) {
       {"#include <csignal>\nint f() { return std::raise(SIGKILL); }", "raise", "no exit handlers or signals"},
       {"#include <unistd.h>\nlong f() { return syscall(39); }", "syscall", "no system calls"},
       {"#include <sys/mman.h>\nint f(void* p) { return mprotect(p, 1, 7); }", "mprotect", "no system calls"},
-      {"extern \"C\" int cublasSgemm_v2(void*);\nint f() { return cublasSgemm_v2(0); }", "cublasSgemm_v2",
-       "no vendor libraries"},
-      {"extern \"C\" int hipblasSgemm(void*);\nint f() { return hipblasSgemm(0); }", "hipblasSgemm",
-       "no vendor libraries"},
+      {"extern \"C\" int cublasSgemm_v2(void*);\nint f() { return cublasSgemm_v2(0); }", "cublasSgemm_v2", "no vendor libraries"},
+      {"extern \"C\" int hipblasSgemm(void*);\nint f() { return hipblasSgemm(0); }", "hipblasSgemm", "no vendor libraries"},
       {"namespace lab06 { void vendor_sgemm(int, int, int, float, const float*, const float*, float, float*); }\n"
-       "void f() { lab06::vendor_sgemm(1, 1, 1, 1, 0, 0, 0, 0); }",
-       "lab06::vendor_sgemm", "no grader internals"},
+       "void f() { lab06::vendor_sgemm(1, 1, 1, 1, 0, 0, 0, 0); }", "lab06::vendor_sgemm", "no grader internals"},
       {"namespace gpulab::grade::lab06 { void vendor_sgemm(); }\nvoid f() { gpulab::grade::lab06::vendor_sgemm(); }",
        "gpulab::grade::lab06::vendor_sgemm()", "no grader internals"},
       {"#include \"gpulab/emu/metrics.hpp\"\nlong long f() { return gpulab::emu::findings_total(); }",
        "gpulab::emu::findings_total()", "no grader internals"},
       {"namespace gpulab::emu { void set_warp_size(int); }\nvoid f() { gpulab::emu::set_warp_size(32); }",
        "gpulab::emu::set_warp_size(int)", "no grader internals"},
-      {"namespace testing { struct UnitTest { static void* GetInstance(); }; }\nvoid* f() { return "
-       "testing::UnitTest::GetInstance(); }",
+      {"namespace testing { struct UnitTest { static void* GetInstance(); }; }\nvoid* f() { return testing::UnitTest::GetInstance(); }",
        "testing::UnitTest::GetInstance()", "no grader internals"},
-      {"int reference_row_sum(int);\nint f() { return reference_row_sum(1); }", "reference_row_sum(int)",
-       "no grader internals"},
-      {"extern \"C\" int backtrace_open(const char*);\nint f() { return backtrace_open(\"x\"); }", "backtrace_open",
-       "only the allowed API"},
+      {"int reference_row_sum(int);\nint f() { return reference_row_sum(1); }", "reference_row_sum(int)", "no grader internals"},
+      {"extern \"C\" int backtrace_open(const char*);\nint f() { return backtrace_open(\"x\"); }", "backtrace_open", "only the allowed API"},
   };
   for (const auto& c : cases)
-    EXPECT_TRUE(Has(check_object_symbols(
-                        {object(std::string(c.code) + "\n", "row_sum.cu", {"-I" + kSource + "/common/emu/include"})},
-                        {"row_sum"}, {}, "row_sum.cu"),
+    EXPECT_TRUE(Has(check_object_symbols({object(std::string(c.code) + "\n", "row_sum.cu", {"-I" + kSource + "/common/emu/include"})},
+                                         {"row_sum"}, {}, "row_sum.cu"),
                     {std::string(c.symbol), c.rule, "which the grader does not allow", "hint: "}))
         << c.code;
 }
 
 TEST_F(Vetting, RawSystemCallInstructionsAreRefused) {
   for (const char* insn : {"syscall", "sysenter", "int $0x80"})
-    EXPECT_TRUE(
-        Has(symbols("void f() {\n  asm volatile(\"" + std::string(insn) + "\");\n}\n"),
-            {"row_sum.cu:2 uses a raw system call instruction (" + std::string(insn) + ")", "no system calls"}));
+    EXPECT_TRUE(Has(symbols("void f() {\n  asm volatile(\"" + std::string(insn) + "\");\n}\n"),
+                    {"row_sum.cu:2 uses a raw system call instruction (" + std::string(insn) + ")", "no system calls"}));
 }
 
 TEST_F(Vetting, ExitIsAcceptedOnlyAsNvccsHostBodyOfADeviceFunction) {
@@ -90,9 +79,8 @@ TEST_F(Vetting, ExitIsAcceptedOnlyAsNvccsHostBodyOfADeviceFunction) {
   const std::string stub = "#include <cstdlib>\nfloat block_sum(float) { volatile int v = 1; exit(v); }\n";
   EXPECT_EQ(check_object_symbols({object(stub, "row_sum.cu", {"-O2"})}, {}, {}, "row_sum.cu"), "");
   EXPECT_EQ(check_object_symbols({object(stub, "row_sum.cu", {"-O0"})}, {}, {}, "row_sum.cu"), "");
-  EXPECT_TRUE(
-      Has(symbols("#include <cstdlib>\nvoid quit(int code) {\n  volatile int v = 1;\n  exit(code + v - 1);\n}\n"),
-          {"row_sum.cu:4 references exit", "no exit handlers or signals"}));
+  EXPECT_TRUE(Has(symbols("#include <cstdlib>\nvoid quit(int code) {\n  volatile int v = 1;\n  exit(code + v - 1);\n}\n"),
+                  {"row_sum.cu:4 references exit", "no exit handlers or signals"}));
   EXPECT_TRUE(Has(symbols(stub + "void quit() { exit(0); }\n"), {"row_sum.cu:3 references exit"}));
 }
 
@@ -103,8 +91,7 @@ TEST_F(Vetting, DefinitionsThatOverrideTheEmulatorOrTheGraderAreRefused) {
        "no overriding the emulator or the grader"},
       {"namespace gpulab::emu { __attribute__((weak)) long long findings_total() { return 0; } }",
        "the emulator, the harness or the lab's checks define it", "no overriding"},
-      {"namespace gpulab { void synchronize(const char*, int) {} }", "gpulab:: is a library's namespace",
-       "no overriding"},
+      {"namespace gpulab { void synchronize(const char*, int) {} }", "gpulab:: is a library's namespace", "no overriding"},
       {"namespace std { void helper() {} }", "defines std::helper()", "no overriding"},
       {"namespace testing { void helper() {} }", "defines testing::helper()", "no grader internals"},
       {"namespace gpulab::grade { int verdict = 1; }", "defines gpulab::grade::verdict", "no grader internals"},
@@ -192,8 +179,7 @@ TEST_F(Vetting, FunctionsOfTheSubmissionsOtherObjectsMayBeCalled) {
   const std::string a = object("namespace mine { int helper(int); }\nint use() { return mine::helper(1); }\n", "a.cpp");
   const std::string b = object("namespace mine { int helper(int x) { return x; } }\n", "b.cpp");
   EXPECT_EQ(check_object_symbols({a, b}, {"row_sum"}, {}, "row_sum.cu"), "");
-  EXPECT_TRUE(
-      Has(check_object_symbols({a}, {"row_sum"}, {}, "row_sum.cu"), {"mine::helper(int)", "only the allowed API"}));
+  EXPECT_TRUE(Has(check_object_symbols({a}, {"row_sum"}, {}, "row_sum.cu"), {"mine::helper(int)", "only the allowed API"}));
   EXPECT_TRUE(Has(check_object_symbols({(dir_ / "none.o").string()}, {}, {}, "row_sum.cu"), {"cannot check"}));
 }
 
@@ -211,8 +197,7 @@ TEST(SymbolRules, ScopesOfMangledNames) {
   EXPECT_EQ(rules::scope_of("_Znwm"), V{"operator nw"});
   EXPECT_EQ(rules::scope_of("_ZThn8_N3Foo3barEv"), (V{"Foo", "bar"}));
   EXPECT_EQ(rules::scope_of("_ZTWN6gpulab3emu8builtinsE"), (V{"gpulab", "emu", "builtins"}));
-  EXPECT_EQ(rules::scope_of("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED1Ev"),
-            (V{"std", "__cxx11", "basic_string"}));
+  EXPECT_EQ(rules::scope_of("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED1Ev"), (V{"std", "__cxx11", "basic_string"}));
   EXPECT_TRUE(rules::scope_of("write").empty());
 }
 

@@ -81,8 +81,8 @@ inline Stated parse(const std::string& text, const std::string& backend) {
 
 struct Outcome {
   int exit_status = -1;
-  std::string log;        // the grader's console output
-  nlohmann::json report;  // null when none could be read
+  std::string log;          // the grader's console output
+  nlohmann::json report;    // null when none could be read
 };
 
 /// Runs the grader; `env` is prepended to the command (e.g. "GPULAB_GRADER_DISABLE=symbols").
@@ -104,8 +104,7 @@ inline std::string unmet(const Outcome& o, const std::vector<Expectation>& expec
   std::ostringstream why;
   for (const auto& e : expect) {
     if (e.kind == "exit") {
-      if (o.exit_status != e.exit_status)
-        why << "exit status " << o.exit_status << ", expected " << e.exit_status << "\n";
+      if (o.exit_status != e.exit_status) why << "exit status " << o.exit_status << ", expected " << e.exit_status << "\n";
       else if (!e.substring.empty() && o.log.find(e.substring) == std::string::npos)
         why << "the grader's output does not say \"" << e.substring << "\"\n";
       continue;
@@ -127,14 +126,10 @@ inline std::string unmet(const Outcome& o, const std::vector<Expectation>& expec
       all_pass = all_pass && passed;
       if (!passed && c.value("message", "").find(e.substring) != std::string::npos) said = true;
     }
-    if (!any)
-      why << "no " << e.kind << " check in the report\n";
-    else if (e.pass && !all_pass)
-      why << "a " << e.kind << " check failed\n";
-    else if (!e.pass && all_pass)
-      why << "every " << e.kind << " check passed\n";
-    else if (!e.pass && !said)
-      why << "no failing " << e.kind << " check says \"" << e.substring << "\"\n";
+    if (!any) why << "no " << e.kind << " check in the report\n";
+    else if (e.pass && !all_pass) why << "a " << e.kind << " check failed\n";
+    else if (!e.pass && all_pass) why << "every " << e.kind << " check passed\n";
+    else if (!e.pass && !said) why << "no failing " << e.kind << " check says \"" << e.substring << "\"\n";
   }
   return why.str();
 }

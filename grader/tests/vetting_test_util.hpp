@@ -57,8 +57,7 @@ class Vetting : public ::testing::Test {
                      std::vector<std::string> flags = {}) {
     const fs::path src = dir_ / name, obj = dir_ / (name + ".o");
     write(src, code);
-    std::vector<std::string> argv{GPULAB_TEST_CXX, "-x", "c++",       "-std=c++17", "-O1", "-g", "-c",
-                                  src.string(),    "-o", obj.string()};
+    std::vector<std::string> argv{GPULAB_TEST_CXX, "-x", "c++", "-std=c++17", "-O1", "-g", "-c", src.string(), "-o", obj.string()};
     argv.insert(argv.end(), flags.begin(), flags.end());
     const ProcessResult p = run_process(argv, {}, 120);
     EXPECT_TRUE(p.ok()) << p.output;

@@ -52,7 +52,8 @@ namespace {
 //   neighbouring lanes write neighbouring float4s of C.
 //
 // Keep an edge path (bounds-checked loads and stores) for sizes that are not tile multiples.
-__global__ void sgemm_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+__global__ void sgemm_naive(int M, int N, int K, float alpha, const float* A, const float* B,
+                            float beta, float* C) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   const int col = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= M || col >= N) return;
@@ -65,7 +66,8 @@ __global__ void sgemm_naive(int M, int N, int K, float alpha, const float* A, co
 
 }  // namespace
 
-void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+           float* C) {
   const dim3 block(32, 32);
   const dim3 grid((M + block.x - 1) / block.x, (N + block.y - 1) / block.y);
   gpulab::launch(sgemm_naive, grid, block, 0, M, N, K, alpha, A, B, beta, C);

@@ -26,4 +26,5 @@
 /// @param B      device pointer to K * N floats
 /// @param beta   scale of the old C; 0 means "do not read C"
 /// @param C      device pointer to M * N floats, read (unless beta == 0) and written
-void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
+void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+           float* C);

@@ -18,12 +18,14 @@ int multiprocessors() {
 
 }  // namespace
 
-void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+           float* C) {
   using sgemm_ref::LargeConfig;
-  const long long large_tiles =
-      1ll * ((M + LargeConfig::BM - 1) / LargeConfig::BM) * ((N + LargeConfig::BN - 1) / LargeConfig::BN);
+  const long long large_tiles = 1ll * ((M + LargeConfig::BM - 1) / LargeConfig::BM) *
+                                ((N + LargeConfig::BN - 1) / LargeConfig::BN);
   if (large_tiles >= multiprocessors())
     sgemm_ref::launch_tiled<LargeConfig>(M, N, K, alpha, A, B, beta, C, sgemm_ref::kRasterRows);
   else
-    sgemm_ref::launch_tiled<sgemm_ref::SmallConfig>(M, N, K, alpha, A, B, beta, C, sgemm_ref::kRasterRows);
+    sgemm_ref::launch_tiled<sgemm_ref::SmallConfig>(M, N, K, alpha, A, B, beta, C,
+                                                    sgemm_ref::kRasterRows);
 }

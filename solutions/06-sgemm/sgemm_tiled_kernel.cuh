@@ -36,14 +36,14 @@ struct TileConfig {
   static constexpr int kMinBlocks = MinBlocks_;
   static constexpr int kGroupsM = BM / WM, kGroupsN = BN / WN;
   static constexpr int kThreads = kGroupsM * kGroupsN * kGroup;
-  static constexpr int kLanesN = WN / TN;       // lanes of a group along N
-  static constexpr int kStepM = WM / (TM / 4);  // distance between a thread's 4-row pieces
-  static constexpr int kStepN = WN / (TN / 4);  // distance between its 4-column pieces
+  static constexpr int kLanesN = WN / TN;        // lanes of a group along N
+  static constexpr int kStepM = WM / (TM / 4);   // distance between a thread's 4-row pieces
+  static constexpr int kStepN = WN / (TN / 4);   // distance between its 4-column pieces
   // 4 floats of padding per row of the transposed A tile: the lanes of a warp that store
   // k and k + 4 land 16 banks apart (see steps/07_transposed_a.cu); rows stay 16-byte aligned.
   static constexpr int kLdA = BM + 4;
   static constexpr int kFloat4sA = BM * BK / 4, kFloat4sB = BK * BN / 4;  // per tile
-  static constexpr int kLoadsA = (kFloat4sA + kThreads - 1) / kThreads;   // per thread
+  static constexpr int kLoadsA = (kFloat4sA + kThreads - 1) / kThreads;  // per thread
   static constexpr int kLoadsB = (kFloat4sB + kThreads - 1) / kThreads;
   static constexpr std::size_t kSharedBytes = 2u * BK * (kLdA + BN) * sizeof(float);
 
@@ -60,7 +60,8 @@ struct TileConfig {
 
 /// Maps the linear block index to a tile (tile_m, tile_n): blocks go down `raster_rows` tile
 /// rows, then one tile column right; after the last column, the next band of rows.
-__device__ inline void tile_of_block(int block, int tiles_m, int tiles_n, int raster_rows, int& tile_m, int& tile_n) {
+__device__ inline void tile_of_block(int block, int tiles_m, int tiles_n, int raster_rows,
+                                     int& tile_m, int& tile_n) {
   const int per_band = raster_rows * tiles_n;
   const int band = block / per_band;
   const int first_m = band * raster_rows;
@@ -75,8 +76,9 @@ __device__ inline void tile_of_block(int block, int tiles_m, int tiles_n, int ra
 /// K % BK == 0 and 16-byte aligned pointers; kEdge = true works for any size and alignment.
 template <class Cfg, bool kEdge>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B, float beta,
-                float* __restrict__ C, int raster_rows) {
+    sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A,
+                const float* __restrict__ B, float beta, float* __restrict__ C,
+                int raster_rows) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
   constexpr int kThreads = Cfg::kThreads;
   __align__(16) __shared__ float As[2][BK][Cfg::kLdA];  // A tile, transposed: As[k][m]
@@ -112,9 +114,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const float* a_src[Cfg::kLoadsA];
   const float* b_src[Cfg::kLoadsB];
 #pragma unroll
-  for (int s = 0; s < Cfg::kLoadsA; ++s) a_src[s] = A + static_cast<std::size_t>(block_row + a_row[s]) * K + a_k[s];
+  for (int s = 0; s < Cfg::kLoadsA; ++s)
+    a_src[s] = A + static_cast<std::size_t>(block_row + a_row[s]) * K + a_k[s];
 #pragma unroll
-  for (int s = 0; s < Cfg::kLoadsB; ++s) b_src[s] = B + static_cast<std::size_t>(b_row[s]) * N + block_col + b_col[s];
+  for (int s = 0; s < Cfg::kLoadsB; ++s)
+    b_src[s] = B + static_cast<std::size_t>(b_row[s]) * N + block_col + b_col[s];
 
   float4 a_stage[Cfg::kLoadsA], b_stage[Cfg::kLoadsB];
   // Global -> registers for the tile starting at k0.
@@ -186,12 +190,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       float a[TM], b[TN];
 #pragma unroll
       for (int p = 0; p < TM / 4; ++p) {
-        const float4 v = *reinterpret_cast<const float4*>(&As[cur][k][row0 + p * Cfg::kStepM]);
+        const float4 v =
+            *reinterpret_cast<const float4*>(&As[cur][k][row0 + p * Cfg::kStepM]);
         a[4 * p] = v.x, a[4 * p + 1] = v.y, a[4 * p + 2] = v.z, a[4 * p + 3] = v.w;
       }
 #pragma unroll
       for (int p = 0; p < TN / 4; ++p) {
-        const float4 v = *reinterpret_cast<const float4*>(&Bs[cur][k][col0 + p * Cfg::kStepN]);
+        const float4 v =
+            *reinterpret_cast<const float4*>(&Bs[cur][k][col0 + p * Cfg::kStepN]);
         b[4 * p] = v.x, b[4 * p + 1] = v.y, b[4 * p + 2] = v.z, b[4 * p + 3] = v.w;
       }
 #pragma unroll
@@ -213,8 +219,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       const int col = block_col + col0 + (j / 4) * Cfg::kStepN;
       float* c = C + static_cast<std::size_t>(row) * N + col;
       if (!kEdge) {
-        float4 out =
-            make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+        float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1],
+                                 alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
         if (beta != 0.0f) {
           const float4 old = *reinterpret_cast<const float4*>(c);
           out.x += beta * old.x, out.y += beta * old.y;
@@ -224,7 +230,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
       } else if (row < M) {
 #pragma unroll
         for (int q = 0; q < 4; ++q)
-          if (col + q < N) c[q] = beta == 0.0f ? alpha * acc[i][j + q] : alpha * acc[i][j + q] + beta * c[q];
+          if (col + q < N)
+            c[q] = beta == 0.0f ? alpha * acc[i][j + q] : alpha * acc[i][j + q] + beta * c[q];
       }
     }
   }
@@ -234,19 +241,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 template <class Cfg>
 inline bool fits_fast_path(int M, int N, int K, const float* A, const float* B, const float* C) {
   auto aligned = [](const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15) == 0; };
-  return M % Cfg::BM == 0 && N % Cfg::BN == 0 && K % Cfg::BK == 0 && aligned(A) && aligned(B) && aligned(C);
+  return M % Cfg::BM == 0 && N % Cfg::BN == 0 && K % Cfg::BK == 0 && aligned(A) &&
+         aligned(B) && aligned(C);
 }
 
 /// Launches sgemm_tiled<Cfg, ...> for any problem: the fast variant when it fits, else the
 /// edge variant. Does not synchronise.
 template <class Cfg>
-void launch_tiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C,
-                  int raster_rows) {
+void launch_tiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
+                  float* C, int raster_rows) {
   const int tiles = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
   if (fits_fast_path<Cfg>(M, N, K, A, B, C))
-    gpulab::launch(sgemm_tiled<Cfg, false>, tiles, Cfg::kThreads, 0, M, N, K, alpha, A, B, beta, C, raster_rows);
+    gpulab::launch(sgemm_tiled<Cfg, false>, tiles, Cfg::kThreads, 0, M, N, K, alpha, A, B, beta,
+                   C, raster_rows);
   else
-    gpulab::launch(sgemm_tiled<Cfg, true>, tiles, Cfg::kThreads, 0, M, N, K, alpha, A, B, beta, C, raster_rows);
+    gpulab::launch(sgemm_tiled<Cfg, true>, tiles, Cfg::kThreads, 0, M, N, K, alpha, A, B, beta,
+                   C, raster_rows);
 }
 
 }  // namespace sgemm_ref

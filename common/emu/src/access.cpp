@@ -46,16 +46,7 @@ const StaticRanges& static_ranges() {
   return r;
 }
 
-enum FindingKind {
-  kOutOfBounds = 1,
-  kNotDevice,
-  kRaceWriteWrite,
-  kRaceReadWrite,
-  kRaceWriteRead,
-  kUninitShared,
-  kMisaligned,
-  kHostAccess
-};
+enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned, kHostAccess };
 
 std::string ids(const Worker& w, const Thread& t) { return describe_thread(w, t); }
 
@@ -93,8 +84,8 @@ std::string near_allocation(const Launch& L, std::uintptr_t a, unsigned size, bo
     if (a >= end && a - end < (1u << 20)) {
       past_end = true;
       os << size << " bytes at " << (a - end) << " bytes past the end of a " << prev.second
-         << "-byte device allocation (element " << (a - prev.first) / size << " of an array of " << prev.second / size
-         << ")";
+         << "-byte device allocation (element " << (a - prev.first) / size << " of an array of "
+         << prev.second / size << ")";
       return os.str();
     }
   }
@@ -198,15 +189,14 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
       s.writer_sync_epoch = sync;
     } else {
       if (s.write_epoch == 0)
-        report(w, kUninitShared, ra, ids(w, t) + " reads a shared-memory word that no thread of its block has written");
+        report(w, kUninitShared, ra,
+               ids(w, t) + " reads a shared-memory word that no thread of its block has written");
       else if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch))
         report(w, kRaceWriteRead, ra,
                ids(w, t) + " reads a shared-memory word that " + thread_name(w, s.writer) +
                    " wrote with no __syncthreads between them (read-after-write race)");
-      if (s.read_epoch == epoch && s.reader != me)
-        s.multi_reader = 1;
-      else if (s.read_epoch != epoch)
-        s.multi_reader = 0;
+      if (s.read_epoch == epoch && s.reader != me) s.multi_reader = 1;
+      else if (s.read_epoch != epoch) s.multi_reader = 0;
       s.read_epoch = epoch;
       s.reader = me;
       s.reader_sync_epoch = sync;
@@ -223,8 +213,8 @@ void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t 
     return;
   }
   ++w.recorded;
-  w.accesses[static_cast<std::size_t>(t.warp)].push_back(Access{
-      ra, a, w.thread_seq[t.linear]++, static_cast<std::uint16_t>(t.lane), static_cast<std::uint8_t>(size), flags});
+  w.accesses[static_cast<std::size_t>(t.warp)].push_back(
+      Access{ra, a, w.thread_seq[t.linear]++, static_cast<std::uint16_t>(t.lane), static_cast<std::uint8_t>(size), flags});
 }
 
 void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
@@ -241,8 +231,7 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   // does not care, so check here (e.g. a float4 load of a row that does not start at 16 bytes).
   w->last_address = a;
   w->last_size = size;
-  if (g_sanitizer && (a & (size - 1)) != 0 &&
-      (in_device(L, a, size) || (a >= w->static_shared_begin && a < w->static_shared_end)))
+  if (g_sanitizer && (a & (size - 1)) != 0 && (in_device(L, a, size) || (a >= w->static_shared_begin && a < w->static_shared_end)))
     report(*w, kMisaligned, ra,
            ids(*w, t) + (store ? " writes " : " reads ") + std::to_string(size) + " bytes at an address " +
                std::to_string(a % size) + " bytes past a multiple of " + std::to_string(size));
@@ -277,7 +266,8 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   if (!g_sanitizer) return;
   bool past_end = false;
   const std::string where_ = near_allocation(L, a, size, past_end);
-  report(*w, past_end ? kOutOfBounds : kNotDevice, ra, ids(*w, t) + (store ? " writes " : " reads ") + where_);
+  report(*w, past_end ? kOutOfBounds : kNotDevice, ra,
+         ids(*w, t) + (store ? " writes " : " reads ") + where_);
 }
 
 }  // namespace
@@ -306,42 +296,28 @@ void tracing_begin_block(Worker& w) {
 
 const char* finding_kind_name(int kind) {
   switch (kind) {
-    case kOutOfBounds:
-      return "out-of-bounds";
-    case kNotDevice:
-      return "not-device-memory";
+    case kOutOfBounds: return "out-of-bounds";
+    case kNotDevice: return "not-device-memory";
     case kRaceWriteWrite:
     case kRaceReadWrite:
-    case kRaceWriteRead:
-      return "race";
-    case kUninitShared:
-      return "uninitialized-shared";
-    case kMisaligned:
-      return "misaligned";
-    case kHostAccess:
-      return "host-access";
-    default:
-      return "finding";
+    case kRaceWriteRead: return "race";
+    case kUninitShared: return "uninitialized-shared";
+    case kMisaligned: return "misaligned";
+    case kHostAccess: return "host-access";
+    default: return "finding";
   }
 }
 
 const char* finding_hint(int kind) {
   switch (kind) {
-    case kOutOfBounds:
-      return "guard the access with the array's bound (if (i < n)); on a GPU it reads garbage or faults";
-    case kNotDevice:
-      return "kernels can only use device memory: pass a pointer from gpulab::DeviceBuffer / device_malloc";
+    case kOutOfBounds: return "guard the access with the array's bound (if (i < n)); on a GPU it reads garbage or faults";
+    case kNotDevice: return "kernels can only use device memory: pass a pointer from gpulab::DeviceBuffer / device_malloc";
     case kRaceWriteWrite:
     case kRaceWriteRead:
-    case kRaceReadWrite:
-      return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";
-    case kUninitShared:
-      return "write every shared element before reading it, and __syncthreads() before other threads read it";
-    case kMisaligned:
-      return "on a GPU this is a misaligned-address error: use float4 (16-byte) accesses only where the address is a "
-             "multiple of 16";
-    default:
-      return "";  // host-access: its message says what to do
+    case kRaceReadWrite: return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";
+    case kUninitShared: return "write every shared element before reading it, and __syncthreads() before other threads read it";
+    case kMisaligned: return "on a GPU this is a misaligned-address error: use float4 (16-byte) accesses only where the address is a multiple of 16";
+    default: return "";  // host-access: its message says what to do
   }
 }
 

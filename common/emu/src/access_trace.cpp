@@ -5,9 +5,13 @@
 #include "internal.hpp"
 
 extern "C" {
-#define GPULAB_TRACE(n, T)                                                                                         \
-  void __sanitizer_cov_load##n(T* p) { gpulab::emu::detail::on_access(p, n, false, __builtin_return_address(0)); } \
-  void __sanitizer_cov_store##n(T* p) { gpulab::emu::detail::on_access(p, n, true, __builtin_return_address(0)); }
+#define GPULAB_TRACE(n, T)                                                        \
+  void __sanitizer_cov_load##n(T* p) {                                            \
+    gpulab::emu::detail::on_access(p, n, false, __builtin_return_address(0));     \
+  }                                                                               \
+  void __sanitizer_cov_store##n(T* p) {                                           \
+    gpulab::emu::detail::on_access(p, n, true, __builtin_return_address(0));      \
+  }
 GPULAB_TRACE(1, std::uint8_t)
 GPULAB_TRACE(2, std::uint16_t)
 GPULAB_TRACE(4, std::uint32_t)

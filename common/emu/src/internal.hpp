@@ -50,12 +50,12 @@ struct Warp {
 
 /// One traced load or store of an emulated thread (metrics.cpp groups them into requests).
 struct Access {
-  std::uintptr_t ra;  ///< return address of the tracing call: identifies the instruction
+  std::uintptr_t ra;    ///< return address of the tracing call: identifies the instruction
   std::uintptr_t addr;
-  std::uint32_t seq;  ///< the thread's access counter: orders a lane's accesses
+  std::uint32_t seq;    ///< the thread's access counter: orders a lane's accesses
   std::uint16_t lane;
   std::uint8_t size;
-  std::uint8_t flags;  ///< kStore | kShared | kAtomic
+  std::uint8_t flags;   ///< kStore | kShared | kAtomic
 };
 enum : std::uint8_t { kStore = 1, kShared = 2, kAtomic = 4 };
 
@@ -65,9 +65,9 @@ struct ShadowWord {
   std::uint32_t read_epoch;         ///< barrier epoch of the last read
   std::uint32_t writer_sync_epoch;  ///< the writer's warp __syncwarp count at the write
   std::uint32_t reader_sync_epoch;
-  std::uint16_t writer;       ///< linear thread id of the last writer
-  std::uint16_t reader;       ///< linear thread id of the last reader
-  std::uint8_t multi_reader;  ///< several threads read it in read_epoch
+  std::uint16_t writer;             ///< linear thread id of the last writer
+  std::uint16_t reader;             ///< linear thread id of the last reader
+  std::uint8_t multi_reader;        ///< several threads read it in read_epoch
 };
 
 /// A sanitizer finding as first seen in a block, before symbolisation (metrics.cpp).
@@ -96,8 +96,8 @@ struct WatchBits {
 
 /// A fiber stack with a PROT_NONE guard page below it.
 struct Stack {
-  void* base = nullptr;  ///< start of the mapping (the guard page)
-  std::size_t size = 0;  ///< whole mapping, guard included
+  void* base = nullptr;    ///< start of the mapping (the guard page)
+  std::size_t size = 0;    ///< whole mapping, guard included
   void* top() const { return static_cast<char*>(base) + size; }
   std::size_t usable() const;
 };
@@ -150,12 +150,12 @@ struct Worker {
   std::vector<ShadowWord> shadow;  ///< static shared words, then dynamic shared words
   std::uint32_t bar_epoch = 1;
   std::vector<FindingRecord> findings;
-  std::size_t recorded = 0;  ///< accesses kept for the running block
+  std::size_t recorded = 0;    ///< accesses kept for the running block
   /// The last traced access (address, size), for the fault handler: a fault right after a
   /// misaligned one is that access faulting (an aligned vector load), as it would on a GPU.
   std::uintptr_t last_address = 0;
   unsigned last_size = 0;
-  long long dropped = 0;  ///< accesses not kept (over the per-block limit)
+  long long dropped = 0;       ///< accesses not kept (over the per-block limit)
 };
 
 extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));

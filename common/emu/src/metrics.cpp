@@ -191,8 +191,7 @@ namespace {
 /// file:line of an instruction of a kernel file: the innermost inlined frame that is not in the
 /// emulator's or the standard library's headers.
 struct Symbolizer {
-  backtrace_state* state = backtrace_create_state(
-      nullptr, 1, [](void*, const char*, int) {}, nullptr);
+  backtrace_state* state = backtrace_create_state(nullptr, 1, [](void*, const char*, int) {}, nullptr);
   std::map<std::uintptr_t, std::pair<std::string, int>> cache;
   std::pair<std::string, int> lookup(std::uintptr_t ra) {
     auto it = cache.find(ra);
@@ -308,9 +307,7 @@ std::string format_metrics(const std::vector<LineMetrics>& all) {
       os << buf;
     }
     const std::string name = m.file.substr(m.file.rfind('/') + 1) + ":" + std::to_string(m.line);
-    const std::string kind = std::string(m.shared ? "shared " : "global ") + (m.atomic  ? "atomic"
-                                                                              : m.store ? "store"
-                                                                                        : "load");
+    const std::string kind = std::string(m.shared ? "shared " : "global ") + (m.atomic ? "atomic" : m.store ? "store" : "load");
     char per[64];
     std::snprintf(per, sizeof per, "%.2f %s (%.2f)", m.per_request(), m.shared ? "wavefr." : "sectors",
                   m.ideal_per_request());

@@ -21,21 +21,15 @@ void report_at_exit() {
     if (std::FILE* f = std::fopen(tsv, "w")) {
       std::fprintf(f, "launch_id\tlaunch\tfile\tline\tspace\taccess\trequests\tunits\tideal_units\tbytes\n");
       for (const auto& m : lines)
-        std::fprintf(f, "%lld\t%s\t%s\t%d\t%s\t%s\t%lld\t%lld\t%lld\t%lld\n", m.launch_id, m.launch.c_str(),
-                     m.file.c_str(), m.line, m.shared ? "shared" : "global",
-                     m.atomic  ? "atomic"
-                     : m.store ? "store"
-                               : "load",
-                     m.requests, m.units, m.ideal_units, m.bytes_requested);
+        std::fprintf(f, "%lld\t%s\t%s\t%d\t%s\t%s\t%lld\t%lld\t%lld\t%lld\n", m.launch_id, m.launch.c_str(), m.file.c_str(), m.line,
+                     m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load", m.requests,
+                     m.units, m.ideal_units, m.bytes_requested);
       std::fclose(f);
     }
   }
-  if (!metrics_available())
-    std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
-  else if (lines.empty())
-    std::printf("memory metrics: no global or shared accesses traced\n");
-  else
-    std::printf("%s", format_metrics(lines).c_str());
+  if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
+  else if (lines.empty()) std::printf("memory metrics: no global or shared accesses traced\n");
+  else std::printf("%s", format_metrics(lines).c_str());
   if (const long long dropped = metrics_dropped_accesses())
     std::printf("(%lld accesses beyond the per-block limit are not in these numbers)\n", dropped);
   bool bad = false;

@@ -33,7 +33,8 @@ struct Config {
   Config() {
     const int w = env_int("GPULAB_WARP_SIZE", 32);
     set_warp_size(w);
-    worker_count = env_int("GPULAB_EMU_WORKERS", static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    worker_count = env_int("GPULAB_EMU_WORKERS",
+                           static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     stack = static_cast<std::size_t>(env_int("GPULAB_EMU_STACK_KB", 64)) * 1024;
     const int mb = env_int("GPULAB_EMU_DEVICE_MEMORY_MB", 0);
     device_memory = mb > 0 ? static_cast<std::size_t>(mb) << 20 : default_device_memory();
@@ -42,8 +43,8 @@ struct Config {
   /// at most 16 GiB: device allocations are real memory (filled with 0xFF), and without a
   /// limit a huge cudaMalloc would take the machine's memory until the OS kills the process.
   static std::size_t default_device_memory() {
-    std::size_t total =
-        static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
+    std::size_t total = static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+                        static_cast<std::size_t>(sysconf(_SC_PAGE_SIZE));
     for (const char* limit : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
       std::ifstream in(limit);
       unsigned long long v = 0;
@@ -99,7 +100,9 @@ int warp_size() {
 }
 void set_workers(int n) { config().worker_count = std::max(1, n); }
 int workers() { return config().worker_count; }
-void set_stack_bytes(std::size_t bytes) { config().stack = std::max<std::size_t>(bytes, 16 * 1024); }
+void set_stack_bytes(std::size_t bytes) {
+  config().stack = std::max<std::size_t>(bytes, 16 * 1024);
+}
 std::size_t stack_bytes() { return config().stack; }
 
 KernelFault take_pending_fault() {
@@ -259,10 +262,8 @@ std::string format_bytes(std::size_t bytes) {
     ++u;
   }
   char buf[64];
-  if (u == 0)
-    std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
-  else
-    std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  if (u == 0) std::snprintf(buf, sizeof buf, "%zu bytes", bytes);
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
   std::string s = buf;
   const auto dot0 = s.find(".0 ");
   if (dot0 != std::string::npos) s.erase(dot0, 2);  // "12.0 GB" -> "12 GB"
@@ -271,7 +272,8 @@ std::string format_bytes(std::size_t bytes) {
 }  // namespace gpulab::emu::detail
 
 long long clock64() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 

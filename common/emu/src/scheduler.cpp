@@ -47,18 +47,12 @@ std::string lane_list(lanemask_t m) {
 
 const char* op_name(WarpOp op) {
   switch (op) {
-    case WarpOp::sync:
-      return "__syncwarp";
-    case WarpOp::shfl:
-      return "__shfl*_sync";
-    case WarpOp::ballot:
-      return "__ballot_sync";
-    case WarpOp::any:
-      return "__any_sync";
-    case WarpOp::all:
-      return "__all_sync";
-    default:
-      return "warp collective";
+    case WarpOp::sync: return "__syncwarp";
+    case WarpOp::shfl: return "__shfl*_sync";
+    case WarpOp::ballot: return "__ballot_sync";
+    case WarpOp::any: return "__any_sync";
+    case WarpOp::all: return "__all_sync";
+    default: return "warp collective";
   }
 }
 
@@ -93,8 +87,9 @@ bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
         const bool gone = !((warp.live >> src) & 1ull) && ((r.mask >> src) & 1ull);
         const bool narrow_mask = r.mask == 0xffffffffull && warpSize == 64;
         fault("shuffle-inactive-lane",
-              where(r.file, r.line) + ": " + describe_thread(w, t) + " (lane " + std::to_string(lane) +
-                  ") reads lane " + std::to_string(src) + " in a shuffle, but lane " + std::to_string(src) +
+              where(r.file, r.line) + ": " + describe_thread(w, t) + " (lane " +
+                  std::to_string(lane) + ") reads lane " + std::to_string(src) +
+                  " in a shuffle, but lane " + std::to_string(src) +
                   (gone ? " has returned or does not exist (a partial last warp)"
                         : " is not in the mask " + hex_mask(r.mask)) +
                   ", so the value is undefined on a GPU." +
@@ -132,11 +127,12 @@ void fiber_main(ctx::transfer_t t) {
   Warp& warp = w.warps[static_cast<std::size_t>(self.warp)];
   warp.live &= ~(1ull << self.lane);
   if (w.bar_arrived > 0)
-    fault("exit-at-barrier", describe_thread(w, self) + " returned while " + std::to_string(w.bar_arrived) +
-                                 " thread(s) of its block wait at __syncthreads " + where(w.bar_file, w.bar_line) +
-                                 ".\n  hint: every thread of a block must reach every __syncthreads; instead of"
-                                 " returning early, guard the work with `if (i < n) { ... }` and let all threads"
-                                 " reach the barrier.");
+    fault("exit-at-barrier",
+          describe_thread(w, self) + " returned while " + std::to_string(w.bar_arrived) +
+              " thread(s) of its block wait at __syncthreads " + where(w.bar_file, w.bar_line) +
+              ".\n  hint: every thread of a block must reach every __syncthreads; instead of"
+              " returning early, guard the work with `if (i < n) { ... }` and let all threads"
+              " reach the barrier.");
   // Lanes that wait for this one in a warp collective may now be complete without it.
   for (std::size_t ri = 0; ri < warp.open.size();)
     if (!try_complete(w, warp, self.warp, ri)) ++ri;
@@ -153,8 +149,8 @@ void describe_waiters(const Worker& w, std::ostringstream& os) {
   if (at_bar) os << "\n  " << at_bar << " thread(s) wait at __syncthreads " << where(w.bar_file, w.bar_line);
   for (std::size_t wi = 0; wi < w.warps.size(); ++wi)
     for (const Rendezvous& r : w.warps[wi].open)
-      os << "\n  warp " << wi << ": lanes " << lane_list(r.arrived) << " wait at " << op_name(r.op) << " "
-         << where(r.file, r.line) << " with mask " << hex_mask(r.mask) << " for lanes "
+      os << "\n  warp " << wi << ": lanes " << lane_list(r.arrived) << " wait at " << op_name(r.op)
+         << " " << where(r.file, r.line) << " with mask " << hex_mask(r.mask) << " for lanes "
          << lane_list(r.mask & w.warps[wi].live & ~r.arrived);
   if (done) os << "\n  " << done << " thread(s) have returned";
 }
@@ -195,7 +191,8 @@ bool resolve_active_masks(Worker& w) {
 void run_block(Worker& w, unsigned long long id) {
   const Launch& L = *w.launch;
   w.block_id = id;
-  builtins.block_idx = uint3{static_cast<unsigned>(id % L.grid.x), static_cast<unsigned>(id / L.grid.x % L.grid.y),
+  builtins.block_idx = uint3{static_cast<unsigned>(id % L.grid.x),
+                             static_cast<unsigned>(id / L.grid.x % L.grid.y),
                              static_cast<unsigned>(id / (static_cast<unsigned long long>(L.grid.x) * L.grid.y))};
   builtins.block_dim = L.block;
   builtins.grid_dim = L.grid;
@@ -243,8 +240,9 @@ void run_block(Worker& w, unsigned long long id) {
     if (ran || w.live == 0) continue;
     if (resolve_active_masks(w)) continue;
     std::ostringstream os;
-    os << "deadlock in block (" << builtins.block_idx.x << "," << builtins.block_idx.y << "," << builtins.block_idx.z
-       << ") of the kernel launched at " << where(L.file, L.line) << ": no thread can make progress.";
+    os << "deadlock in block (" << builtins.block_idx.x << "," << builtins.block_idx.y << ","
+       << builtins.block_idx.z << ") of the kernel launched at " << where(L.file, L.line)
+       << ": no thread can make progress.";
     describe_waiters(w, os);
     os << "\n  hint: a barrier or warp collective is waiting for threads that went another way"
           " or returned.";
@@ -268,7 +266,8 @@ void worker_loop(Launch& L, int worker_id) {
   Worker* saved = this_worker;
   this_worker = &w;
   tracing_begin_launch(w);
-  const unsigned long long nblocks = static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z;
+  const unsigned long long nblocks =
+      static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z;
   for (;;) {
     const unsigned long long id = L.next_block.fetch_add(1);
     if (id >= nblocks || id > L.fault_block.load()) break;
@@ -296,8 +295,8 @@ std::string where(const char* file, int line) {
 std::string describe_thread(const Worker& w, const Thread& t) {
   (void)w;
   std::ostringstream os;
-  os << "thread (" << t.tid.x << "," << t.tid.y << "," << t.tid.z << ") of block (" << builtins.block_idx.x << ","
-     << builtins.block_idx.y << "," << builtins.block_idx.z << ")";
+  os << "thread (" << t.tid.x << "," << t.tid.y << "," << t.tid.z << ") of block ("
+     << builtins.block_idx.x << "," << builtins.block_idx.y << "," << builtins.block_idx.z << ")";
   return os.str();
 }
 
@@ -310,36 +309,31 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
   Worker& w = *this_worker;
   Thread& self = *w.current;
   if (w.exited > 0)
-    fault("exit-at-barrier", where(file, line) + ": " + describe_thread(w, self) + " reached __syncthreads, but " +
-                                 describe_thread(w, *w.first_exited) +
-                                 " has already returned, so this barrier can never be complete."
-                                 "\n  hint: every thread of a block must reach every __syncthreads; guard the work"
-                                 " with `if (i < n) { ... }` instead of returning early.");
+    fault("exit-at-barrier",
+          where(file, line) + ": " + describe_thread(w, self) + " reached __syncthreads, but " +
+              describe_thread(w, *w.first_exited) +
+              " has already returned, so this barrier can never be complete."
+              "\n  hint: every thread of a block must reach every __syncthreads; guard the work"
+              " with `if (i < n) { ... }` instead of returning early.");
   if (w.bar_arrived == 0) {
     w.bar_file = file;
     w.bar_line = line;
     w.bar_op = op;
     w.bar_acc = op == BarrierOp::all ? 1 : 0;
   } else if (!same_place(file, line, w.bar_file, w.bar_line)) {
-    fault("divergent-barrier", where(file, line) + ": " + describe_thread(w, self) +
-                                   " waits at this __syncthreads while " + std::to_string(w.bar_arrived) +
-                                   " other thread(s) of its block wait at " + where(w.bar_file, w.bar_line) +
-                                   ": the barrier is divergent (undefined behaviour on a GPU: it may hang or corrupt)."
-                                   "\n  hint: put __syncthreads where all threads of the block reach it, outside"
-                                   " branches that depend on threadIdx.");
+    fault("divergent-barrier",
+          where(file, line) + ": " + describe_thread(w, self) + " waits at this __syncthreads while " +
+              std::to_string(w.bar_arrived) + " other thread(s) of its block wait at " +
+              where(w.bar_file, w.bar_line) +
+              ": the barrier is divergent (undefined behaviour on a GPU: it may hang or corrupt)."
+              "\n  hint: put __syncthreads where all threads of the block reach it, outside"
+              " branches that depend on threadIdx.");
   }
   switch (op) {
-    case BarrierOp::count:
-      w.bar_acc += pred;
-      break;
-    case BarrierOp::all:
-      w.bar_acc &= pred;
-      break;
-    case BarrierOp::any:
-      w.bar_acc |= pred;
-      break;
-    case BarrierOp::sync:
-      break;
+    case BarrierOp::count: w.bar_acc += pred; break;
+    case BarrierOp::all: w.bar_acc &= pred; break;
+    case BarrierOp::any: w.bar_acc |= pred; break;
+    case BarrierOp::sync: break;
   }
   if (++w.bar_arrived == w.live) {
     ++w.bar_epoch;  // accesses before and after this barrier are ordered
@@ -357,57 +351,47 @@ int shuffle_source(WarpOp op, int arg, int width, const char* file, int line) {
   Worker& w = *this_worker;
   if (width <= 0 || width > warpSize || (width & (width - 1)) != 0)
     fault("bad-shuffle-width", where(file, line) + ": shuffle width " + std::to_string(width) +
-                                   " must be a power of two no larger than warpSize (" + std::to_string(warpSize) +
-                                   ").");
+                                   " must be a power of two no larger than warpSize (" +
+                                   std::to_string(warpSize) + ").");
   const int lane = w.current->lane;
   const int base = lane & ~(width - 1);
   int src = lane;
   switch (op) {
-    case WarpOp::shfl:
-      src = base + (arg & (width - 1));
-      break;
-    case WarpOp::shfl_up:
-      src = lane - arg;
-      if (src < base) return -1;
-      break;
-    case WarpOp::shfl_down:
-      src = lane + arg;
-      if (src >= base + width) return -1;
-      break;
-    case WarpOp::shfl_xor:
-      src = lane ^ arg;
-      if (src >= base + width) return -1;
-      break;
-    default:
-      break;
+    case WarpOp::shfl: src = base + (arg & (width - 1)); break;
+    case WarpOp::shfl_up: src = lane - arg; if (src < base) return -1; break;
+    case WarpOp::shfl_down: src = lane + arg; if (src >= base + width) return -1; break;
+    case WarpOp::shfl_xor: src = lane ^ arg; if (src >= base + width) return -1; break;
+    default: break;
   }
   return src;
 }
 
-std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, int src, const char* file, int line) {
+std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, int src,
+                              const char* file, int line) {
   Worker& w = *this_worker;
   Thread& self = *w.current;
   Warp& warp = w.warps[static_cast<std::size_t>(self.warp)];
   const lanemask_t bit = 1ull << self.lane;
   const lanemask_t lanes = warpSize >= 64 ? ~0ull : ((1ull << warpSize) - 1ull);
   if (!(mask & bit))
-    fault("warp-mask",
-          where(file, line) + ": " + describe_thread(w, self) + " (lane " + std::to_string(self.lane) + ") calls " +
-              op_name(op) + " with mask " + hex_mask(mask) + ", which does not include its own lane." +
-              (mask == 0xffffffffull && warpSize == 64 ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
-                                                         " lanes per warp; use gpulab::full_mask()."
-                                                       : "\n  hint: the calling lane must be named in the mask."));
+    fault("warp-mask", where(file, line) + ": " + describe_thread(w, self) + " (lane " +
+                           std::to_string(self.lane) + ") calls " + op_name(op) + " with mask " +
+                           hex_mask(mask) + ", which does not include its own lane." +
+                           (mask == 0xffffffffull && warpSize == 64
+                                ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
+                                  " lanes per warp; use gpulab::full_mask()."
+                                : "\n  hint: the calling lane must be named in the mask."));
   mask &= lanes;
   std::size_t ri = warp.open.size();
   for (std::size_t i = 0; i < warp.open.size(); ++i) {
     Rendezvous& r = warp.open[i];
     if (!(r.mask & bit) || (r.arrived & bit)) continue;
     if (r.mask != mask)
-      fault("warp-mask", where(file, line) + ": lane " + std::to_string(self.lane) + " of " + describe_thread(w, self) +
-                             " calls " + op_name(op) + " with mask " + hex_mask(mask) + ", but lanes " +
-                             lane_list(r.arrived) + " of its warp wait at " + where(r.file, r.line) + " with mask " +
-                             hex_mask(r.mask) +
-                             " that includes it.\n  hint: all lanes named in"
+      fault("warp-mask", where(file, line) + ": lane " + std::to_string(self.lane) + " of " +
+                             describe_thread(w, self) + " calls " + op_name(op) + " with mask " +
+                             hex_mask(mask) + ", but lanes " + lane_list(r.arrived) +
+                             " of its warp wait at " + where(r.file, r.line) + " with mask " +
+                             hex_mask(r.mask) + " that includes it.\n  hint: all lanes named in"
                              " a mask must call the collective with the same mask.");
     ri = i;
     break;
@@ -424,10 +408,10 @@ std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, i
     const bool both_syncwarp = r.op == WarpOp::sync && op == WarpOp::sync;
     if (r.op != op || (!both_syncwarp && !same_place(file, line, r.file, r.line)))
       fault("divergent-warp-collective",
-            where(file, line) + ": lane " + std::to_string(self.lane) + " of " + describe_thread(w, self) + " calls " +
-                op_name(op) + " while lanes " + lane_list(r.arrived) + " of its warp wait at " + op_name(r.op) + " " +
-                where(r.file, r.line) +
-                ": the lanes of the warp reached different collectives."
+            where(file, line) + ": lane " + std::to_string(self.lane) + " of " +
+                describe_thread(w, self) + " calls " + op_name(op) + " while lanes " +
+                lane_list(r.arrived) + " of its warp wait at " + op_name(r.op) + " " +
+                where(r.file, r.line) + ": the lanes of the warp reached different collectives."
                 "\n  hint: every lane named in the mask must execute the same collective; check"
                 " loops whose trip count differs between lanes.");
   }
@@ -460,8 +444,8 @@ lanemask_t live_lanes() {
 
 void* dynamic_shared_base() { return this_worker->dynamic_shared; }
 
-void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file, int line,
-                   KernelThunk thunk, const void* closure, std::size_t closure_bytes) {
+void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
+                   int line, KernelThunk thunk, const void* closure, std::size_t closure_bytes) {
   if (fault_pending()) return;  // like CUDA: a sticky error makes later launches fail
   const unsigned long long nblocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
   if (nblocks == 0 || block.x * block.y * block.z == 0) return;

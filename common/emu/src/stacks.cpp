@@ -31,7 +31,8 @@ std::vector<std::unique_ptr<Pool>>& pools() {
 Stack map_stack(std::size_t usable) {
   Stack s;
   s.size = usable + kPage;
-  s.base = mmap(nullptr, s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  s.base = mmap(nullptr, s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                -1, 0);
   if (s.base == MAP_FAILED) throw std::bad_alloc();
   mprotect(s.base, kPage, PROT_NONE);  // the guard page: an overflow faults here
   return s;
@@ -53,9 +54,10 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     // Overflow: the stack pointer left the fiber's stack, or the fault hit its guard page.
     // (Kernel files are built with -fstack-clash-protection, so a large frame touches the guard
     // page before anything below it.)
-    const auto sp = static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
-    const bool overflow =
-        (addr >= guard - kPage && addr < guard + kPage) || (sp < guard + kPage && sp + (1u << 26) > guard);
+    const auto sp = static_cast<std::uintptr_t>(
+        static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
+    const bool overflow = (addr >= guard - kPage && addr < guard + kPage) ||
+                          (sp < guard + kPage && sp + (1u << 26) > guard);
     const bool misaligned = info->si_addr == nullptr && w->last_size > 1 && w->last_address % w->last_size != 0;
     if (misaligned)
       std::snprintf(msg, sizeof msg,
@@ -64,24 +66,27 @@ void on_fault(int sig, siginfo_t* info, void* context) {
                     "a misaligned-address error: use float4 (16-byte) or float2 (8-byte) accesses only at addresses "
                     "that are multiples of 16 (8), e.g. rows whose length is a multiple of 4 floats.\n",
                     w->last_size, reinterpret_cast<void*>(w->last_address),
-                    static_cast<unsigned long>(w->last_address % w->last_size), w->last_size, t.tid.x, t.tid.y, t.tid.z,
-                    builtins.block_idx.x, builtins.block_idx.y, builtins.block_idx.z, w->launch->file, w->launch->line);
+                    static_cast<unsigned long>(w->last_address % w->last_size), w->last_size, t.tid.x,
+                    t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y, builtins.block_idx.z, w->launch->file,
+                    w->launch->line);
     else if (overflow)
       std::snprintf(msg, sizeof msg,
                     "\n[gpulab emu] stack overflow in thread (%u,%u,%u) of block (%u,%u,%u) of the "
                     "kernel launched at %s:%d: its %zu KiB stack is exhausted (large local arrays "
                     "or deep recursion).\n  hint: make local arrays smaller or move them to shared "
                     "memory; to emulate anyway, set GPULAB_EMU_STACK_KB (now %zu).\n",
-                    t.tid.x, t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y, builtins.block_idx.z,
-                    w->launch->file, w->launch->line, s.usable() / 1024, s.usable() / 1024);
+                    t.tid.x, t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y,
+                    builtins.block_idx.z, w->launch->file, w->launch->line, s.usable() / 1024,
+                    s.usable() / 1024);
     else
       std::snprintf(msg, sizeof msg,
                     "\n[gpulab emu] invalid memory access (%s at address %p) in thread (%u,%u,%u) "
                     "of block (%u,%u,%u) of the kernel launched at %s:%d.\n  hint: an index past "
                     "the end of an array, or a host pointer passed to a kernel; on a GPU this is "
                     "an illegal-address error.\n",
-                    sig == SIGBUS ? "bus error" : "segmentation fault", info->si_addr, t.tid.x, t.tid.y, t.tid.z,
-                    builtins.block_idx.x, builtins.block_idx.y, builtins.block_idx.z, w->launch->file, w->launch->line);
+                    sig == SIGBUS ? "bus error" : "segmentation fault", info->si_addr, t.tid.x,
+                    t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y,
+                    builtins.block_idx.z, w->launch->file, w->launch->line);
     write_err(msg);
   }
   signal(sig, SIG_DFL);

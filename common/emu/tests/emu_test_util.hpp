@@ -45,10 +45,8 @@ class EmuTest : public ::testing::TestWithParam<int> {
     bool inside = false;
     while (std::getline(in, text)) {
       ++line;
-      if (!inside && text.find("void " + name + "(") != std::string::npos)
-        inside = true;
-      else if (inside && text.find(needle) != std::string::npos && --k == 0)
-        return line;
+      if (!inside && text.find("void " + name + "(") != std::string::npos) inside = true;
+      else if (inside && text.find(needle) != std::string::npos && --k == 0) return line;
     }
     return -1;
   }

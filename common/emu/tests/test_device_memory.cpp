@@ -34,8 +34,7 @@ TEST_P(DeviceMemory, AnAllocationBeyondItIsAnErrorThatSaysWhy) {
   EXPECT_EQ(gpulab::device_info().global_bytes, std::size_t{12} << 30);
   int line = 0;
   try {
-    line = __LINE__;
-    gpulab::device_malloc(std::size_t{100} << 30);
+    line = __LINE__; gpulab::device_malloc(std::size_t{100} << 30);
     ADD_FAILURE() << "a 100 GB allocation succeeded";
   } catch (const gpulab::Error& e) {
     EXPECT_EQ(std::string(e.what()),

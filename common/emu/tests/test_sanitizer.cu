@@ -53,7 +53,9 @@ __global__ void warp_synchronous_with_syncwarp(float* out) {
   out[threadIdx.x] = buf[threadIdx.x ^ 1];  // neighbour in the same warp: ordered by __syncwarp
 }
 
-__global__ void read_host_memory(const float* host, float* out) { out[threadIdx.x] = host[threadIdx.x]; }
+__global__ void read_host_memory(const float* host, float* out) {
+  out[threadIdx.x] = host[threadIdx.x];
+}
 
 __global__ void strided(const float* in, float* out, int stride) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -82,7 +84,7 @@ __global__ void race_kinds(float* out, int kind) {
     if (threadIdx.x == 0) buf[0] = 2.0f;
     if (threadIdx.x == 1) out[1] = buf[0];
   }
-  if (kind == 2) {  // thread 0 reads, thread 1 writes
+  if (kind == 2) {                                          // thread 0 reads, thread 1 writes
     if (threadIdx.x == 0) out[0] = buf[1];
     if (threadIdx.x == 1) buf[1] = 3.0f;
   }
@@ -146,8 +148,7 @@ TEST_P(Sanitizer, OutOfBoundsStoreNamesLineAndDistance) {
   ASSERT_EQ(oob.size(), 1u);
   EXPECT_EQ(oob[0].line, line_of("store_one_past_the_end", 1, "out[i] = 1.0f"));
   EXPECT_NE(oob[0].message.find("thread (100,0,0)"), std::string::npos) << oob[0].message;
-  EXPECT_NE(oob[0].message.find("0 bytes past the end of a 400-byte device allocation"), std::string::npos)
-      << oob[0].message;
+  EXPECT_NE(oob[0].message.find("0 bytes past the end of a 400-byte device allocation"), std::string::npos) << oob[0].message;
 }
 
 TEST_P(Sanitizer, ReadOfUnwrittenSharedMemoryIsReported) {

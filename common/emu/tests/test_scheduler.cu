@@ -126,10 +126,8 @@ __global__ void lane_waits_alone(int* out) {
 
 __global__ void active_mask_in_branch(unsigned long long* out) {
   const int lane = gpulab::lane_id();
-  if (lane % 2 == 0)
-    out[threadIdx.x] = __activemask();
-  else
-    out[threadIdx.x] = 0;
+  if (lane % 2 == 0) out[threadIdx.x] = __activemask();
+  else out[threadIdx.x] = 0;
 }
 
 __global__ void sum_dynamic_shared(const float* in, float* out) {
@@ -247,8 +245,7 @@ TEST_P(Emu, ThreadThatReturnsBeforeABarrierIsAFault) {
   launch(early_exit_then_barrier, 1, 64, 0, a.data(), 40);
   const std::string msg = expect_fault("exit-at-barrier");
   EXPECT_NE(msg.find("returned"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("test_scheduler.cu:" + std::to_string(line_of("early_exit_then_barrier", 1))), std::string::npos)
-      << msg;
+  EXPECT_NE(msg.find("test_scheduler.cu:" + std::to_string(line_of("early_exit_then_barrier", 1))), std::string::npos) << msg;
 }
 
 TEST_P(Emu, ShuffleDownReducesEachWarp) {
@@ -295,7 +292,7 @@ TEST_P(Emu, ShuffleWidthSplitsTheWarpIntoSegments) {
 TEST_P(Emu, BallotAnyAll) {
   const int ws = GetParam();
   std::vector<int> in(128, 1);
-  in[5] = 0;                                 // warp 0: not all
+  in[5] = 0;                                // warp 0: not all
   for (int i = 64; i < 128; ++i) in[i] = 0;  // last 64 threads: none
   DeviceBuffer<int> d_in(in), flags(2 * (128 / ws));
   DeviceBuffer<unsigned long long> ballots(128 / ws);

@@ -46,8 +46,7 @@ void cheat_with_a_copy(const float* d_in, float* d_out, int n, int& line) {
   gpulab::copy_to_host(h.data(), d_in, h.size() * sizeof(float));
   for (float& x : h) x *= 2.0f;
   launch(decoy, 1, 32, 0, d_out);
-  gpulab::copy_to_device(d_out, h.data(), h.size() * sizeof(float));
-  line = __LINE__;
+  gpulab::copy_to_device(d_out, h.data(), h.size() * sizeof(float)); line = __LINE__;
 }
 
 class Watch : public EmuTest {
@@ -190,8 +189,7 @@ TEST_P(Watch, AHostCopyIntoTheOutputIsAHostWriteWithItsLine) {
 TEST_P(Watch, NoKernelMeansNoLaunches) {
   DeviceBuffer<float> out(64);
   emu::begin_watch();
-  gpulab::fill_bytes(out.data(), 0, out.bytes());
-  const int line = __LINE__;
+  gpulab::fill_bytes(out.data(), 0, out.bytes()); const int line = __LINE__;
   emu::end_watch();
   EXPECT_EQ(emu::kernel_launches(), 0);
   EXPECT_EQ(emu::kernel_load_sectors() + emu::kernel_store_sectors(), 0);
@@ -210,12 +208,9 @@ TEST_P(Watch, CudaRuntimeShimCopiesAreHostWrites) {
   ASSERT_EQ(cudaMalloc(&d, n * sizeof(float)), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&d2, n * sizeof(float)), cudaSuccess);
   emu::begin_watch();
-  cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
-  const int l1 = __LINE__;
-  cudaMemset(d2, 0, sizeof(float));
-  const int l2 = __LINE__;
-  cudaMemcpyAsync(d2 + 1, d, sizeof(float), cudaMemcpyDeviceToDevice);
-  const int l3 = __LINE__;
+  cudaMemcpy(d, h.data(), n * sizeof(float), cudaMemcpyHostToDevice); const int l1 = __LINE__;
+  cudaMemset(d2, 0, sizeof(float)); const int l2 = __LINE__;
+  cudaMemcpyAsync(d2 + 1, d, sizeof(float), cudaMemcpyDeviceToDevice); const int l3 = __LINE__;
   cudaMemcpy(back.data(), d, sizeof(float), cudaMemcpyDeviceToHost);  // into the host: not listed
   emu::end_watch();
   EXPECT_EQ(back[0], 7.0f);
@@ -257,11 +252,9 @@ TEST_P(Watch, HostCodeDereferencingDevicememoryIsSeenAndReported) {
   float total = 0;
   int read_line = 0, write_line = 0;
   for (int i = 0; i < 3; ++i) {
-    total += d[i + 5];
-    read_line = __LINE__;
+    total += d[i + 5]; read_line = __LINE__;
   }
-  d[0] = total;
-  write_line = __LINE__;
+  d[0] = total; write_line = __LINE__;
   emu::end_watch();
   EXPECT_EQ(total, 6.0f) << "host code is not stopped: on the emulator the access works";
   EXPECT_EQ(sums.download()[0], 6.0f);
@@ -287,8 +280,7 @@ TEST_P(Watch, HostAccessIsAFindingWithoutAWatchToo) {
   REQUIRE_TRACING();
   DeviceBuffer<int> flags(std::vector<int>(4, 1));
   const int* d = flags.data();
-  const int v = d[2];
-  const int line = __LINE__;
+  const int v = d[2]; const int line = __LINE__;
   EXPECT_EQ(v, 1);
   const auto f = of_kind("host-access");
   ASSERT_EQ(f.size(), 1u);

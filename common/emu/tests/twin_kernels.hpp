@@ -69,19 +69,19 @@ struct TwinKernels {
 TwinKernels traced_kernels();
 TwinKernels plain_kernels();
 
-#define GPULAB_DEFINE_TWINS(NAME)                                                                                   \
-  TwinKernels NAME() {                                                                                              \
-    return {[](const float* in, float* out, int n) {                                                                \
-              gpulab::launch(twin_transpose, dim3(n / kTwinTile, n / kTwinTile), dim3(kTwinTile, kTwinTile), 0, in, \
-                             out, n);                                                                               \
-            },                                                                                                      \
-            [](const float* in, float* out, int n, int blocks) {                                                    \
-              gpulab::launch(twin_reduce, blocks, 256, 0, in, out, n);                                              \
-            },                                                                                                      \
-            [](float* out, int blocks, int threads, int rounds) {                                                   \
-              gpulab::launch(twin_barriers, blocks, threads, 0, out, rounds);                                       \
-            },                                                                                                      \
-            [](float* out, int blocks, int threads, int rounds) {                                                   \
-              gpulab::launch(twin_shuffles, blocks, threads, 0, out, rounds);                                       \
-            }};                                                                                                     \
+#define GPULAB_DEFINE_TWINS(NAME)                                                                              \
+  TwinKernels NAME() {                                                                                         \
+    return {[](const float* in, float* out, int n) {                                                           \
+              gpulab::launch(twin_transpose, dim3(n / kTwinTile, n / kTwinTile), dim3(kTwinTile, kTwinTile), 0, \
+                             in, out, n);                                                                      \
+            },                                                                                                 \
+            [](const float* in, float* out, int n, int blocks) {                                              \
+              gpulab::launch(twin_reduce, blocks, 256, 0, in, out, n);                                         \
+            },                                                                                                 \
+            [](float* out, int blocks, int threads, int rounds) {                                              \
+              gpulab::launch(twin_barriers, blocks, threads, 0, out, rounds);                                  \
+            },                                                                                                 \
+            [](float* out, int blocks, int threads, int rounds) {                                              \
+              gpulab::launch(twin_shuffles, blocks, threads, 0, out, rounds);                                  \
+            }};                                                                                                \
   }

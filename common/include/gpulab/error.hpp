@@ -18,7 +18,8 @@ class Error : public std::runtime_error {
   }
 
  private:
-  static std::string compose(const std::string& where, const std::string& what, const std::string& hint) {
+  static std::string compose(const std::string& where, const std::string& what,
+                             const std::string& hint) {
     std::string s = where.empty() ? what : where + ": " + what;
     if (!hint.empty()) s += "\n  hint: " + hint;
     return s;

@@ -46,7 +46,9 @@ inline constexpr const char* backend_id = "rocm";
 
 /// Mask naming every lane of a warp, whatever warpSize is (32 on NVIDIA, 32 or 64 on AMD
 /// and in the emulator).
-__device__ inline lanemask_t full_mask() { return warpSize >= 64 ? ~0ull : ((1ull << warpSize) - 1ull); }
+__device__ inline lanemask_t full_mask() {
+  return warpSize >= 64 ? ~0ull : ((1ull << warpSize) - 1ull);
+}
 
 /// This thread's lane within its warp (threadIdx linearised x-fastest, as on hardware).
 __device__ inline int lane_id() {
@@ -94,8 +96,12 @@ template <class T>
 __device__ inline T __shfl_xor_sync(unsigned long long, T v, int m, int width = warpSize) {
   return __shfl_xor(v, m, width);
 }
-__device__ inline unsigned long long __ballot_sync(unsigned long long mask, int pred) { return __ballot(pred) & mask; }
-__device__ inline int __any_sync(unsigned long long mask, int pred) { return (__ballot(pred) & mask) != 0; }
+__device__ inline unsigned long long __ballot_sync(unsigned long long mask, int pred) {
+  return __ballot(pred) & mask;
+}
+__device__ inline int __any_sync(unsigned long long mask, int pred) {
+  return (__ballot(pred) & mask) != 0;
+}
 __device__ inline int __all_sync(unsigned long long mask, int pred) {
   return (__ballot(pred) & mask) == (mask & __ballot(1));
 }

@@ -31,14 +31,16 @@ struct LaunchGrid {
   dim3 dims;
   const char* file;
   int line;
-  LaunchGrid(dim3 d, const char* f = __builtin_FILE(), int l = __builtin_LINE()) : dims(d), file(f), line(l) {}
+  LaunchGrid(dim3 d, const char* f = __builtin_FILE(), int l = __builtin_LINE())
+      : dims(d), file(f), line(l) {}
   template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
   LaunchGrid(I x, const char* f = __builtin_FILE(), int l = __builtin_LINE())
       : dims(static_cast<unsigned>(x)), file(f), line(l) {}
 };
 
 /// Validates a launch configuration against the device's limits; throws gpulab::Error.
-void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes, const void* kernel = nullptr);
+void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
+                         const void* kernel = nullptr);
 
 /// Lets `kernel` use up to `bytes` of dynamic shared memory, beyond the default 48 KiB, up to the
 /// device's opt-in limit (227 KiB on an H100/H200): cudaFuncSetAttribute(...,
@@ -62,13 +64,12 @@ void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t share
   };
   const Closure closure{kernel, std::tuple<std::decay_t<P>...>(args...)};
   // Each emulated thread calls the kernel with its own copy of the by-value parameters.
-  emu::launch_blocks(
-      grid.dims, block, shared_bytes, grid.file, grid.line,
-      [](const void* c) {
-        const auto* cl = static_cast<const Closure*>(c);
-        std::apply(cl->kernel, cl->args);
-      },
-      &closure, sizeof closure);
+  emu::launch_blocks(grid.dims, block, shared_bytes, grid.file, grid.line,
+                     [](const void* c) {
+                       const auto* cl = static_cast<const Closure*>(c);
+                       std::apply(cl->kernel, cl->args);
+                     },
+                     &closure, sizeof closure);
 }
 #else
 /// Throws gpulab::Error when the launch just made failed (reads and clears the last error).
@@ -78,7 +79,7 @@ template <class... P>
 void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t shared_bytes,
             detail::identity_t<P>... args) {
   check_launch_config(grid, block, shared_bytes, reinterpret_cast<const void*>(kernel));
-  kernel<<<grid.dims, block, shared_bytes> > >(args...);
+  kernel<<<grid.dims, block, shared_bytes>>>(args...);
   check_launch(grid, block, shared_bytes);
 }
 #endif

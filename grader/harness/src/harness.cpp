@@ -39,7 +39,9 @@ void emit(const std::vector<std::string>& fields) {
   std::fflush(g_report);
 }
 
-std::string check_name(const ::testing::TestInfo& t) { return std::string(t.test_suite_name()) + "." + t.name(); }
+std::string check_name(const ::testing::TestInfo& t) {
+  return std::string(t.test_suite_name()) + "." + t.name();
+}
 
 std::string number(double v) {
   if (std::isnan(v)) return "nan";
@@ -144,24 +146,15 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) usage(("missing value after " + a).c_str());
       return argv[++i];
     };
-    if (a == "--rubric")
-      g_options.rubric_path = value();
-    else if (a == "--report")
-      g_options.report_path = value();
-    else if (a == "--seed")
-      g_options.seed = std::strtoull(value().c_str(), nullptr, 10);
-    else if (a == "--impl")
-      g_options.impl = value();
-    else if (a == "--no-performance")
-      g_options.performance = false;
-    else if (a == "--channel")
-      g_options.channel_fd = std::atoi(value().c_str());
-    else if (a == "--replay")
-      g_options.replay_path = value();
-    else if (a == "--runner-status")
-      g_options.runner_status = value();
-    else
-      usage(("unknown argument " + a).c_str());
+    if (a == "--rubric") g_options.rubric_path = value();
+    else if (a == "--report") g_options.report_path = value();
+    else if (a == "--seed") g_options.seed = std::strtoull(value().c_str(), nullptr, 10);
+    else if (a == "--impl") g_options.impl = value();
+    else if (a == "--no-performance") g_options.performance = false;
+    else if (a == "--channel") g_options.channel_fd = std::atoi(value().c_str());
+    else if (a == "--replay") g_options.replay_path = value();
+    else if (a == "--runner-status") g_options.runner_status = value();
+    else usage(("unknown argument " + a).c_str());
   }
   if (g_options.rubric_path.empty()) usage("--rubric is required");
   try {

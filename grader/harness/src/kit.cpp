@@ -43,12 +43,9 @@ void* placeholder() {
 [[maybe_unused]] std::string bytes_text(double b) {
   std::ostringstream os;
   os.precision(3);
-  if (b >= 1 << 20)
-    os << b / (1 << 20) << " MiB";
-  else if (b >= 1 << 10)
-    os << b / (1 << 10) << " KiB";
-  else
-    os << b << " bytes";
+  if (b >= 1 << 20) os << b / (1 << 20) << " MiB";
+  else if (b >= 1 << 10) os << b / (1 << 10) << " KiB";
+  else os << b << " bytes";
   return os.str();
 }
 
@@ -224,16 +221,9 @@ json emulator_findings() {
 json emulator_metrics() {
   json out = json::array();
   for (const auto& m : emu::metrics_by_line())
-    out.push_back({{"launch", m.launch},
-                   {"where", where(m.file, m.line)},
-                   {"shared", m.shared},
-                   {"store", m.store},
-                   {"atomic", m.atomic},
-                   {"requests", m.requests},
-                   {"bytes_requested", m.bytes_requested},
-                   {"units", m.units},
-                   {"ideal_units", m.ideal_units},
-                   {"lane_stride", m.lane_stride_bytes}});
+    out.push_back({{"launch", m.launch}, {"where", where(m.file, m.line)}, {"shared", m.shared}, {"store", m.store},
+                   {"atomic", m.atomic}, {"requests", m.requests}, {"bytes_requested", m.bytes_requested},
+                   {"units", m.units}, {"ideal_units", m.ideal_units}, {"lane_stride", m.lane_stride_bytes}});
   return out;
 }
 #endif
@@ -300,9 +290,9 @@ bool Call::run(const std::function<void()>& code_under_test) {
     got = record::replay("call", s_->what);
     if (!got) return false;
   } else if (!s_->setup_error.empty()) {
-    e = {{"type", "call"},
-         {"what", s_->what},
-         {"error", "the grader could not prepare this call (the code under test was not called): " + s_->setup_error}};
+    e = {{"type", "call"}, {"what", s_->what},
+         {"error", "the grader could not prepare this call (the code under test was not called): " +
+                       s_->setup_error}};
     e["seq"] = seq;
     record::send(e);
     got = &e;
@@ -401,11 +391,10 @@ bool Call::run(const std::function<void()>& code_under_test) {
       E.output_bytes_written.size() == s_->outputs.size())
     for (std::size_t k = 0; k < s_->outputs.size(); ++k)
       if (changed[k] > E.output_bytes_written[k] && record::first_time("unseen write " + s_->outputs[k].name)) {
-        ADD_FAILURE()
-            << s_->what << ": " << changed[k] << " bytes of " << s_->outputs[k].name
-            << " changed during the call, but kernels wrote only " << E.output_bytes_written[k]
-            << ": host code wrote the output (e.g. memcpy into a device pointer)"
-            << "\n  hint: on a GPU the host cannot write a device pointer; the outputs must be computed by kernels";
+        ADD_FAILURE() << s_->what << ": " << changed[k] << " bytes of " << s_->outputs[k].name
+                      << " changed during the call, but kernels wrote only " << E.output_bytes_written[k]
+                      << ": host code wrote the output (e.g. memcpy into a device pointer)"
+                      << "\n  hint: on a GPU the host cannot write a device pointer; the outputs must be computed by kernels";
       }
   if (defence_enabled("host-access") && !E.host_accesses.empty() && record::first_time("host access")) {
     std::ostringstream os;
@@ -439,11 +428,7 @@ Timing time(const std::string& name, const std::function<void(int)>& run) {
     return {e->value("median_ms", 0.0), e->value("rse", 1.0), e->value("samples", 0)};
   }
   const Timing t = time_device(name, run);
-  record::send({{"type", "timing"},
-                {"seq", seq},
-                {"name", name},
-                {"median_ms", t.median_ms},
-                {"rse", t.rse},
+  record::send({{"type", "timing"}, {"seq", seq}, {"name", name}, {"median_ms", t.median_ms}, {"rse", t.rse},
                 {"samples", t.samples}});
   return t;
 }
@@ -520,19 +505,14 @@ void report_metrics(const Call& call) {
   char buf[256];
   for (const auto& m : call.metrics()) {
     if (m.launch != launch) table << "kernel launched at " << (launch = m.launch) << "\n";
-    const std::string kind = std::string(m.shared ? "shared " : "global ") + (m.atomic  ? "atomic"
-                                                                              : m.store ? "store"
-                                                                                        : "load");
+    const std::string kind = std::string(m.shared ? "shared " : "global ") + (m.atomic ? "atomic" : m.store ? "store" : "load");
     std::snprintf(buf, sizeof buf, "  %-28s %-14s %10lld %8.2f (%.2f) %9.1f%%\n", m.where.c_str(), kind.c_str(),
                   m.requests, m.per_request(), m.ideal_per_request(), 100.0 * m.efficiency());
     table << buf;
   }
   info("metrics", table.str());
   for (const auto& m : call.metrics())
-    emit_metric({m.launch, m.where, m.shared ? "shared" : "global",
-                 m.atomic  ? "atomic"
-                 : m.store ? "store"
-                           : "load",
+    emit_metric({m.launch, m.where, m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load",
                  std::to_string(m.requests), std::to_string(m.per_request()), std::to_string(m.ideal_per_request()),
                  std::to_string(m.efficiency()), std::to_string(m.lane_stride)});
 }

@@ -21,11 +21,11 @@ bool g_judging = false;
 std::string g_runner_status;
 std::string g_check;
 int g_seq = 0;
-std::string g_last_begun;       // the last check the runner started
-std::set<std::string> g_begun;  // every check the runner started
+std::string g_last_begun;                    // the last check the runner started
+std::set<std::string> g_begun;               // every check the runner started
 std::map<std::pair<std::string, int>, nlohmann::json> g_events;
 std::vector<std::pair<std::string, std::string>> g_info;
-std::set<std::string> g_said;  // rules already reported in the running check
+std::set<std::string> g_said;                // rules already reported in the running check
 
 void write_all(int fd, const void* data, std::size_t n) {
   const char* p = static_cast<const char*>(data);

@@ -20,7 +20,8 @@ class Collector : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs)
       if (r.run_type == Run::RT_Iteration && r.iterations > 0)
-        ms.push_back(r.GetAdjustedRealTime() * 1e3 / benchmark::GetTimeUnitMultiplier(r.time_unit));
+        ms.push_back(r.GetAdjustedRealTime() * 1e3 /
+                     benchmark::GetTimeUnitMultiplier(r.time_unit));
   }
   std::vector<double> ms;
 };
@@ -66,20 +67,15 @@ Timing time_device(const std::string& name, const std::function<void(int)>& run)
   // 5 rounds): the estimate 1.253 * sd / sqrt(n) holds for roughly normal run-to-run noise.
   for (int round = 0; round < 5; ++round) {
     benchmark::ClearRegisteredBenchmarks();
-    benchmark::RegisterBenchmark(name.c_str(),
-                                 [&](benchmark::State& state) {
-                                   for (auto _ : state) {
-                                     flusher().flush();
-                                     start.record();
-                                     run(iteration++);
-                                     stop.record();
-                                     state.SetIterationTime(stop.elapsed_ms_since(start) / 1e3);
-                                   }
-                                 })
-        ->UseManualTime()
-        ->MinTime(0.02)
-        ->Repetitions(7)
-        ->ReportAggregatesOnly(false);
+    benchmark::RegisterBenchmark(name.c_str(), [&](benchmark::State& state) {
+      for (auto _ : state) {
+        flusher().flush();
+        start.record();
+        run(iteration++);
+        stop.record();
+        state.SetIterationTime(stop.elapsed_ms_since(start) / 1e3);
+      }
+    })->UseManualTime()->MinTime(0.02)->Repetitions(7)->ReportAggregatesOnly(false);
     Collector c;
     benchmark::RunSpecifiedBenchmarks(&c);
     samples.insert(samples.end(), c.ms.begin(), c.ms.end());

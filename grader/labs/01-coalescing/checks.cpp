@@ -157,8 +157,7 @@ TEST(performance, coalesced_global_loads) {
   os << "the kernels' global loads moved " << e.load_sectors << " sectors of 32 bytes for a " << n << " x " << n
      << " matrix that needs " << static_cast<long long>(least) << ": " << 100 * eff << "% of the bytes moved are used";
   if (const kit::MetricRow* hot = kit::hottest_global_load(call))
-    os << "\n"
-       << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
+    os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
        << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
   if (eff < min_eff) {
     ADD_FAILURE() << os.str()
@@ -207,9 +206,7 @@ TEST(performance, bandwidth_vs_copy) {
     std::vector<float> host(elems), negated(elems);
     std::uint64_t s = rng()();
     for (std::size_t i = 0; i < elems; ++i) {
-      s ^= s << 13;
-      s ^= s >> 7;
-      s ^= s << 17;
+      s ^= s << 13; s ^= s >> 7; s ^= s << 17;
       host[i] = static_cast<float>(static_cast<std::int64_t>(s % 2001) - 1000) / 1000.0f;
       negated[i] = -host[i];
     }
@@ -228,10 +225,9 @@ TEST(performance, bandwidth_vs_copy) {
   // reaches about 0.6 of the reference on an H200; see docs/results/lab01-h200.md).
   suggest_threshold("min_fraction_of_copy", worst, 0.5);
   if (worst < min_fraction)
-    ADD_FAILURE()
-        << report << "below " << min_fraction
-        << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
-           " row); see labs/01-coalescing/README.md";
+    ADD_FAILURE() << report << "below " << min_fraction
+                  << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
+                     " row); see labs/01-coalescing/README.md";
   else
     note(report);
 }

@@ -44,8 +44,8 @@ std::vector<float> random_values(std::size_t n, std::mt19937_64& gen) {
 /// The reference of C = alpha A B + beta C0 in double, and the tolerance of each element:
 /// |C - ref| <= gamma_{K+2} (|alpha| sum_k |A_ik B_kj| + |beta C_ij|), the bound for a K-term dot
 /// product plus the scaling (Higham, section 3.1).
-void reference(const Problem& p, const std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c0,
-               std::vector<double>& ref, std::vector<double>& tol) {
+void reference(const Problem& p, const std::vector<float>& a, const std::vector<float>& b,
+               const std::vector<float>& c0, std::vector<double>& ref, std::vector<double>& tol) {
   const std::size_t mn = 1ull * p.M * p.N;
   ref.assign(mn, 0);
   tol.assign(mn, 0);
@@ -105,20 +105,13 @@ int random_in(std::mt19937_64& gen, int lo, int hi) { return std::uniform_int_di
 }  // namespace
 
 TEST(correctness, tiny_and_degenerate_sizes) {
-  check_problems({{1, 1, 1, 1.0f, 0.0f},
-                  {1, 7, 1, 2.0f, 0.0f},
-                  {5, 1, 3, 1.0f, 0.5f},
-                  {3, 3, 1, -1.0f, 1.0f},
-                  {1, 1, 300, 1.0f, 0.0f},
-                  {2, 3, 4, 0.5f, -2.0f}});
+  check_problems({{1, 1, 1, 1.0f, 0.0f}, {1, 7, 1, 2.0f, 0.0f}, {5, 1, 3, 1.0f, 0.5f}, {3, 3, 1, -1.0f, 1.0f},
+                  {1, 1, 300, 1.0f, 0.0f}, {2, 3, 4, 0.5f, -2.0f}});
 }
 
 TEST(correctness, sizes_that_are_not_tile_multiples) {
-  check_problems({{127, 129, 65, 1.0f, 0.0f},
-                  {1000, 1, 300, 1.0f, 0.0f},
-                  {1, 1000, 33, 0.75f, 0.25f},
-                  {33, 65, 17, 1.5f, 0.0f},
-                  {129, 127, 130, -1.0f, 1.0f}});
+  check_problems({{127, 129, 65, 1.0f, 0.0f}, {1000, 1, 300, 1.0f, 0.0f}, {1, 1000, 33, 0.75f, 0.25f},
+                  {33, 65, 17, 1.5f, 0.0f}, {129, 127, 130, -1.0f, 1.0f}});
 }
 
 TEST(correctness, tile_multiples) { check_problems({{128, 128, 128, 1.0f, 0.0f}, {256, 128, 64, 1.0f, 1.0f}}); }
@@ -129,8 +122,7 @@ TEST(correctness, random_sizes_alpha_beta) {
   const int hi = std::string(backend()) == "emu" ? 150 : 400;
   for (int i = 0; i < 3; ++i) {
     std::uniform_real_distribution<float> coef(-2.0f, 2.0f);
-    ps.push_back(
-        {random_in(gen, 1, hi), random_in(gen, 1, hi), random_in(gen, 1, hi), coef(gen), i == 0 ? 0.0f : coef(gen)});
+    ps.push_back({random_in(gen, 1, hi), random_in(gen, 1, hi), random_in(gen, 1, hi), coef(gen), i == 0 ? 0.0f : coef(gen)});
   }
   check_problems(ps);
 }
@@ -207,10 +199,8 @@ TEST(performance, memory_traffic_per_fma) {
     ok = false;
     os << "\n  hint: bank conflicts in the inner loop: transpose the A tile or pad it (step 7 of the README)";
   }
-  if (!ok)
-    ADD_FAILURE() << os.str();
-  else
-    note(os.str());
+  if (!ok) ADD_FAILURE() << os.str();
+  else note(os.str());
 }
 
 #else  // GPU back-ends

@@ -59,8 +59,8 @@ struct Vendor {
 // The few rocBLAS declarations needed (so that the rocm preset builds without rocBLAS installed).
 using rocblas_handle = void*;
 using create_fn = int (*)(rocblas_handle*);
-using sgemm_fn = int (*)(rocblas_handle, int, int, int, int, int, const float*, const float*, int, const float*, int,
-                         const float*, float*, int);
+using sgemm_fn = int (*)(rocblas_handle, int, int, int, int, int, const float*, const float*, int, const float*,
+                         int, const float*, float*, int);
 constexpr int kRocblasOperationNone = 111;
 struct Vendor {
   void* lib = nullptr;
@@ -86,7 +86,9 @@ struct Vendor {
 #else
 struct Vendor {
   std::string error = "the emulator has no vendor library", name = "none";
-  void run(int, int, int, float, const float*, const float*, float, float*) { throw std::runtime_error(error); }
+  void run(int, int, int, float, const float*, const float*, float, float*) {
+    throw std::runtime_error(error);
+  }
 };
 #endif
 

@@ -58,10 +58,8 @@ __global__ void error_sums_kernel(const float* got, const float* ref, size_t n, 
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     const double g = got[i], r = ref[i];
-    if (!isfinite(got[i]))
-      bad += 1;
-    else
-      d2 += (g - r) * (g - r);
+    if (!isfinite(got[i])) bad += 1;
+    else d2 += (g - r) * (g - r);
     r2 += r * r;
   }
   const int t = threadIdx.x;
@@ -97,9 +95,10 @@ inline ErrorReport relative_error(const float* got, const float* ref, size_t n) 
 /// FP32 math (CUBLAS_COMPUTE_32F): the handle stays in CUBLAS_DEFAULT_MATH, in which
 /// cublasSgemm does not use TF32 (that takes CUBLAS_TF32_TENSOR_OP_MATH); make_cublas() also
 /// sets NVIDIA_TF32_OVERRIDE=0, which rules TF32 out whatever else asks for it.
-inline void cublas_sgemm_row_major(cublasHandle_t h, int M, int N, int K, float alpha, const float* A, const float* B,
-                                   float beta, float* C) {
-  check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N), "cublasSgemm");
+inline void cublas_sgemm_row_major(cublasHandle_t h, int M, int N, int K, float alpha,
+                                   const float* A, const float* B, float beta, float* C) {
+  check_cublas(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &alpha, B, N, A, K, &beta, C, N),
+               "cublasSgemm");
 }
 
 inline cublasHandle_t make_cublas() {
@@ -115,7 +114,8 @@ inline cublasHandle_t make_cublas() {
 /// with its inputs in device memory, as they would be in an application.
 class L2Flusher {
  public:
-  L2Flusher() : bytes_(std::max<size_t>(2 * gpulab::device_info().l2_bytes, 64u << 20)), buffer_(bytes_) {}
+  L2Flusher() : bytes_(std::max<size_t>(2 * gpulab::device_info().l2_bytes, 64u << 20)),
+                buffer_(bytes_) {}
   void flush() { GPULAB_CHECK(cudaMemsetAsync(buffer_.data(), flips_++ & 1, bytes_)); }
 
  private:
@@ -133,8 +133,8 @@ struct Timing {
 /// Median time of `fn` (one launch sequence, asynchronous) over timed runs, each preceded by
 /// an L2 flush outside the timed region. One warm-up run, one run to estimate the duration,
 /// then enough runs to fill `budget_ms` (between min_runs and max_runs).
-inline Timing time_gpu(const std::function<void()>& fn, L2Flusher& flusher, double budget_ms, int min_runs,
-                       int max_runs) {
+inline Timing time_gpu(const std::function<void()>& fn, L2Flusher& flusher, double budget_ms,
+                       int min_runs, int max_runs) {
   auto one_run = [&](gpulab::Event& start, gpulab::Event& stop) {
     flusher.flush();
     start.record();
@@ -145,7 +145,8 @@ inline Timing time_gpu(const std::function<void()>& fn, L2Flusher& flusher, doub
   fn();  // warm-up: module load, cuBLAS heuristics, clocks up
   one_run(s0, e0);
   const double estimate = e0.elapsed_ms_since(s0);
-  const int runs = std::clamp(static_cast<int>(budget_ms / std::max(estimate, 1e-3)), min_runs, max_runs);
+  const int runs = std::clamp(static_cast<int>(budget_ms / std::max(estimate, 1e-3)), min_runs,
+                              max_runs);
   std::vector<std::unique_ptr<gpulab::Event>> starts, stops;
   for (int r = 0; r < runs; ++r) {
     starts.push_back(std::make_unique<gpulab::Event>());
@@ -171,13 +172,8 @@ struct Problem {
   int M, N, K;
   gpulab::DeviceBuffer<float> A, B, C, Cref;
   Problem(int m, int n, int k, unsigned seed)
-      : M(m),
-        N(n),
-        K(k),
-        A(static_cast<size_t>(m) * k),
-        B(static_cast<size_t>(k) * n),
-        C(static_cast<size_t>(m) * n),
-        Cref(static_cast<size_t>(m) * n) {
+      : M(m), N(n), K(k), A(static_cast<size_t>(m) * k), B(static_cast<size_t>(k) * n),
+        C(static_cast<size_t>(m) * n), Cref(static_cast<size_t>(m) * n) {
     fill_uniform(A.data(), A.size(), seed);
     fill_uniform(B.data(), B.size(), seed + 1);
   }

@@ -46,18 +46,12 @@ int main(int argc, char** argv) {
   unsigned seed = 2024;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--sizes")
-      sizes = parse_list(argv[i + 1]);
-    else if (a == "--steps")
-      steps = parse_list(argv[i + 1]);
-    else if (a == "--budget-ms")
-      budget_ms = std::stod(argv[i + 1]);
-    else if (a == "--min-runs")
-      min_runs = std::stoi(argv[i + 1]);
-    else if (a == "--max-runs")
-      max_runs = std::stoi(argv[i + 1]);
-    else if (a == "--seed")
-      seed = static_cast<unsigned>(std::stoul(argv[i + 1]));
+    if (a == "--sizes") sizes = parse_list(argv[i + 1]);
+    else if (a == "--steps") steps = parse_list(argv[i + 1]);
+    else if (a == "--budget-ms") budget_ms = std::stod(argv[i + 1]);
+    else if (a == "--min-runs") min_runs = std::stoi(argv[i + 1]);
+    else if (a == "--max-runs") max_runs = std::stoi(argv[i + 1]);
+    else if (a == "--seed") seed = static_cast<unsigned>(std::stoul(argv[i + 1]));
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -68,8 +62,9 @@ int main(int argc, char** argv) {
     for (int s = 1; s <= ladder_size; ++s) steps.push_back(s);
 
   const gpulab::DeviceInfo dev = gpulab::device_info();
-  std::printf("SGEMM ladder on %s (%d SMs, L2 %zu MB, SM clock %d MHz), seed %u\n", dev.name.c_str(),
-              dev.multiprocessors, dev.l2_bytes >> 20, dev.clock_khz / 1000, seed);
+  std::printf("SGEMM ladder on %s (%d SMs, L2 %zu MB, SM clock %d MHz), seed %u\n",
+              dev.name.c_str(), dev.multiprocessors, dev.l2_bytes >> 20, dev.clock_khz / 1000,
+              seed);
   cublasHandle_t handle = sgemm_bench::make_cublas();
   sgemm_bench::L2Flusher flusher;
   std::vector<Row> rows;
@@ -79,30 +74,38 @@ int main(int argc, char** argv) {
   for (const int n : sizes) {
     sgemm_bench::Problem p(n, n, n, seed);
     const float alpha = 1.0f, beta = 0.0f;
-    sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, alpha, p.A.data(), p.B.data(), beta, p.Cref.data());
+    sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, alpha, p.A.data(), p.B.data(), beta,
+                                        p.Cref.data());
     const sgemm_bench::Timing tc = sgemm_bench::time_gpu(
-        [&] { sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, alpha, p.A.data(), p.B.data(), beta, p.C.data()); },
+        [&] {
+          sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, alpha, p.A.data(), p.B.data(),
+                                              beta, p.C.data());
+        },
         flusher, budget_ms, min_runs, max_runs);
     const double ref_tflops = sgemm_bench::tflops(n, n, n, tc.median_ms);
     cublas_tflops.push_back(ref_tflops);
-    std::printf("\n%d^3: cuBLAS %.3f ms = %.2f TFLOP/s (median of %d)\n", n, tc.median_ms, ref_tflops, tc.runs);
+    std::printf("\n%d^3: cuBLAS %.3f ms = %.2f TFLOP/s (median of %d)\n", n, tc.median_ms,
+                ref_tflops, tc.runs);
     for (const int s : steps) {
       if (s < 1 || s > ladder_size) continue;
       const sgemm_steps::Step& step = sgemm_steps::kLadder[s - 1];
       p.C.poison();
       step.run(n, n, n, alpha, p.A.data(), p.B.data(), beta, p.C.data());
       gpulab::synchronize();
-      const sgemm_bench::ErrorReport err = sgemm_bench::relative_error(p.C.data(), p.Cref.data(), p.C.size());
+      const sgemm_bench::ErrorReport err =
+          sgemm_bench::relative_error(p.C.data(), p.Cref.data(), p.C.size());
       const bool ok = err.ok(1e-4);
       all_ok = all_ok && ok;
-      const sgemm_bench::Timing t =
-          sgemm_bench::time_gpu([&] { step.run(n, n, n, alpha, p.A.data(), p.B.data(), beta, p.C.data()); }, flusher,
-                                budget_ms, min_runs, max_runs);
+      const sgemm_bench::Timing t = sgemm_bench::time_gpu(
+          [&] { step.run(n, n, n, alpha, p.A.data(), p.B.data(), beta, p.C.data()); }, flusher,
+          budget_ms, min_runs, max_runs);
       const double tf = sgemm_bench::tflops(n, n, n, t.median_ms);
       rows.push_back({step.name, n, t.median_ms, tf, 100.0 * tf / ref_tflops, err.relative, ok});
-      std::printf("  %-24s %9.3f ms %7.2f TFLOP/s %6.1f%% of cuBLAS  rel.err %.1e%s%s\n", step.name, t.median_ms, tf,
-                  100.0 * tf / ref_tflops, err.relative, ok ? "" : "  <-- WRONG",
-                  err.non_finite ? (" (" + std::to_string(err.non_finite) + " NaN/Inf)").c_str() : "");
+      std::printf("  %-24s %9.3f ms %7.2f TFLOP/s %6.1f%% of cuBLAS  rel.err %.1e%s%s\n",
+                  step.name, t.median_ms, tf, 100.0 * tf / ref_tflops, err.relative,
+                  ok ? "" : "  <-- WRONG",
+                  err.non_finite ? (" (" + std::to_string(err.non_finite) + " NaN/Inf)").c_str()
+                                 : "");
       std::fflush(stdout);
     }
   }

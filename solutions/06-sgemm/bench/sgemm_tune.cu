@@ -50,8 +50,8 @@ void tune(const char* name, Context& ctx) {
   sgemm_bench::Problem& p = *ctx.p;
   auto run = [&](int raster) {
     const int tiles = (p.M / Cfg::BM) * (p.N / Cfg::BN);
-    gpulab::launch(sgemm_ref::sgemm_tiled<Cfg, false>, tiles, Cfg::kThreads, 0, p.M, p.N, p.K, 1.0f, p.A.data(),
-                   p.B.data(), 0.0f, p.C.data(), raster);
+    gpulab::launch(sgemm_ref::sgemm_tiled<Cfg, false>, tiles, Cfg::kThreads, 0, p.M, p.N, p.K,
+                   1.0f, p.A.data(), p.B.data(), 0.0f, p.C.data(), raster);
   };
   if (!sgemm_ref::fits_fast_path<Cfg>(p.M, p.N, p.K, p.A.data(), p.B.data(), p.C.data())) {
     std::printf("  %-34s skipped: %d is not a multiple of its tiles\n", name, p.M);
@@ -60,22 +60,25 @@ void tune(const char* name, Context& ctx) {
   p.C.poison();
   run(ctx.rasters.front());
   gpulab::synchronize();
-  const sgemm_bench::ErrorReport err = sgemm_bench::relative_error(p.C.data(), p.Cref.data(), p.C.size());
+  const sgemm_bench::ErrorReport err =
+      sgemm_bench::relative_error(p.C.data(), p.Cref.data(), p.C.size());
   for (const int raster : ctx.rasters) {
     const sgemm_bench::Timing t =
-        sgemm_bench::time_gpu([&] { run(raster); }, *ctx.flusher, ctx.budget_ms, ctx.min_runs, 200);
+        sgemm_bench::time_gpu([&] { run(raster); }, *ctx.flusher, ctx.budget_ms, ctx.min_runs,
+                              200);
     const double tf = sgemm_bench::tflops(p.M, p.N, p.K, t.median_ms);
-    ctx.results.push_back(
-        {name, Cfg::kThreads, raster, t.median_ms, tf, 100.0 * tf / ctx.ref_tflops, err.relative, err.ok(1e-4)});
-    std::printf("  %-34s %4d thr raster %3d: %8.3f ms %6.2f TFLOP/s %6.1f%%%s\n", name, Cfg::kThreads, raster,
-                t.median_ms, tf, 100.0 * tf / ctx.ref_tflops, err.ok(1e-4) ? "" : "  WRONG");
+    ctx.results.push_back({name, Cfg::kThreads, raster, t.median_ms, tf,
+                           100.0 * tf / ctx.ref_tflops, err.relative, err.ok(1e-4)});
+    std::printf("  %-34s %4d thr raster %3d: %8.3f ms %6.2f TFLOP/s %6.1f%%%s\n", name,
+                Cfg::kThreads, raster, t.median_ms, tf, 100.0 * tf / ctx.ref_tflops,
+                err.ok(1e-4) ? "" : "  WRONG");
     std::fflush(stdout);
   }
 }
 
 // BM x BN x BK, warp tile WM x WN, thread tile TM x TN, min blocks per SM.
-#define TUNE(BM, BN, BK, WM, WN, TM, TN, MINB)                   \
-  tune<sgemm_ref::TileConfig<BM, BN, BK, WM, WN, TM, TN, MINB>>( \
+#define TUNE(BM, BN, BK, WM, WN, TM, TN, MINB)                                           \
+  tune<sgemm_ref::TileConfig<BM, BN, BK, WM, WN, TM, TN, MINB>>(                           \
       #BM "x" #BN "x" #BK " w" #WM "x" #WN " t" #TM "x" #TN " b" #MINB, ctx)
 
 void tune_all(Context& ctx) {
@@ -118,12 +121,9 @@ int main(int argc, char** argv) {
   std::vector<int> rasters = {1, 4, 8, 16, 32};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--n")
-      n = std::stoi(argv[i + 1]);
-    else if (a == "--budget-ms")
-      budget_ms = std::stod(argv[i + 1]);
-    else if (a == "--min-runs")
-      min_runs = std::stoi(argv[i + 1]);
+    if (a == "--n") n = std::stoi(argv[i + 1]);
+    else if (a == "--budget-ms") budget_ms = std::stod(argv[i + 1]);
+    else if (a == "--min-runs") min_runs = std::stoi(argv[i + 1]);
     else if (a == "--rasters") {
       rasters.clear();
       std::stringstream in(argv[i + 1]);
@@ -139,10 +139,14 @@ int main(int argc, char** argv) {
   cublasHandle_t handle = sgemm_bench::make_cublas();
   sgemm_bench::L2Flusher flusher;
   sgemm_bench::Problem p(n, n, n, 7);
-  sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, 1.0f, p.A.data(), p.B.data(), 0.0f, p.Cref.data());
+  sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, 1.0f, p.A.data(), p.B.data(), 0.0f,
+                                      p.Cref.data());
   auto time_cublas = [&] {
     return sgemm_bench::time_gpu(
-        [&] { sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, 1.0f, p.A.data(), p.B.data(), 0.0f, p.C.data()); },
+        [&] {
+          sgemm_bench::cublas_sgemm_row_major(handle, n, n, n, 1.0f, p.A.data(), p.B.data(),
+                                              0.0f, p.C.data());
+        },
         flusher, budget_ms, min_runs, 200);
   };
   const sgemm_bench::Timing tc = time_cublas();
@@ -159,14 +163,13 @@ int main(int argc, char** argv) {
             [](const Result& a, const Result& b) { return a.tflops > b.tflops; });
   std::printf("\ncuBLAS before / after the search: %.2f / %.2f TFLOP/s\n", ref,
               sgemm_bench::tflops(n, n, n, tc2.median_ms));
-  std::printf(
-      "| config (BMxBNxBK, warp, thread, blocks/SM) | threads | raster | ms | TFLOP/s | "
-      "%% of cuBLAS | ok |\n");
+  std::printf("| config (BMxBNxBK, warp, thread, blocks/SM) | threads | raster | ms | TFLOP/s | "
+              "%% of cuBLAS | ok |\n");
   std::printf("|---|---|---|---|---|---|---|\n");
   bool all_ok = true;
   for (const Result& r : ctx.results) {
-    std::printf("| %s | %d | %d | %.3f | %.2f | %.1f | %s |\n", r.config.c_str(), r.threads, r.raster, r.ms, r.tflops,
-                r.percent, r.ok ? "yes" : "WRONG");
+    std::printf("| %s | %d | %d | %.3f | %.2f | %.1f | %s |\n", r.config.c_str(), r.threads,
+                r.raster, r.ms, r.tflops, r.percent, r.ok ? "yes" : "WRONG");
     all_ok = all_ok && r.ok;
   }
   return all_ok ? 0 : 1;

@@ -11,7 +11,8 @@
 
 namespace {
 
-__global__ void naive_kernel(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+__global__ void naive_kernel(int M, int N, int K, float alpha, const float* A, const float* B,
+                             float beta, float* C) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   const int col = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= M || col >= N) return;
@@ -23,7 +24,8 @@ __global__ void naive_kernel(int M, int N, int K, float alpha, const float* A, c
 
 }  // namespace
 
-void sgemm_step01_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step01_naive(int M, int N, int K, float alpha, const float* A, const float* B,
+                        float beta, float* C) {
   const dim3 block(32, 32);
   const dim3 grid((M + 31) / 32, (N + 31) / 32);
   gpulab::launch(naive_kernel, grid, block, 0, M, N, K, alpha, A, B, beta, C);

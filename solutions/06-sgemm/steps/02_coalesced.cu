@@ -11,8 +11,8 @@
 
 namespace {
 
-__global__ void coalesced_kernel(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                                 float* C) {
+__global__ void coalesced_kernel(int M, int N, int K, float alpha, const float* A,
+                                 const float* B, float beta, float* C) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= M || col >= N) return;
@@ -24,7 +24,8 @@ __global__ void coalesced_kernel(int M, int N, int K, float alpha, const float* 
 
 }  // namespace
 
-void sgemm_step02_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step02_coalesced(int M, int N, int K, float alpha, const float* A, const float* B,
+                            float beta, float* C) {
   const dim3 block(32, 32);
   const dim3 grid((N + 31) / 32, (M + 31) / 32);
   gpulab::launch(coalesced_kernel, grid, block, 0, M, N, K, alpha, A, B, beta, C);

@@ -17,8 +17,8 @@ namespace {
 
 constexpr int kTile = 32;
 
-__global__ void smem_tiling_kernel(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                                   float* C) {
+__global__ void smem_tiling_kernel(int M, int N, int K, float alpha, const float* A,
+                                   const float* B, float beta, float* C) {
   // No padding needed: a warp (32 consecutive tx, one ty) reads one word of As (a broadcast)
   // and 32 consecutive words of Bs (32 different banks).
   __shared__ float As[kTile][kTile];
@@ -43,7 +43,8 @@ __global__ void smem_tiling_kernel(int M, int N, int K, float alpha, const float
 
 }  // namespace
 
-void sgemm_step03_smem_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step03_smem_tiling(int M, int N, int K, float alpha, const float* A,
+                              const float* B, float beta, float* C) {
   const dim3 block(kTile, kTile);
   const dim3 grid((N + kTile - 1) / kTile, (M + kTile - 1) / kTile);
   gpulab::launch(smem_tiling_kernel, grid, block, 0, M, N, K, alpha, A, B, beta, C);

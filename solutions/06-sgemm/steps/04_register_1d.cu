@@ -17,12 +17,13 @@ namespace {
 constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8;
 constexpr int kThreads = kBM * kBN / kTM;  // 512
 
-__global__ void __launch_bounds__(kThreads) register_1d_kernel(int /*M: whole tiles*/, int N, int K, float alpha,
-                                                               const float* A, const float* B, float beta, float* C) {
+__global__ void __launch_bounds__(kThreads)
+    register_1d_kernel(int /*M: whole tiles*/, int N, int K, float alpha, const float* A,
+                       const float* B, float beta, float* C) {
   __shared__ float As[kBM][kBK];
   __shared__ float Bs[kBK][kBN];
   const int t = threadIdx.x;
-  const int col = t % kBN;           // the column of the tile this thread owns
+  const int col = t % kBN;         // the column of the tile this thread owns
   const int row0 = (t / kBN) * kTM;  // the first of its 8 rows
   const int block_row = blockIdx.y * kBM, block_col = blockIdx.x * kBN;
   A += static_cast<size_t>(block_row) * K;
@@ -52,7 +53,8 @@ __global__ void __launch_bounds__(kThreads) register_1d_kernel(int /*M: whole ti
 
 }  // namespace
 
-void sgemm_step04_register_1d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step04_register_1d(int M, int N, int K, float alpha, const float* A,
+                              const float* B, float beta, float* C) {
   if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0) {
     sgemm_step03_smem_tiling(M, N, K, alpha, A, B, beta, C);
     return;

@@ -22,8 +22,9 @@ namespace {
 constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);  // 256
 
-__global__ void __launch_bounds__(kThreads) register_2d_kernel(int /*M: whole tiles*/, int N, int K, float alpha,
-                                                               const float* A, const float* B, float beta, float* C) {
+__global__ void __launch_bounds__(kThreads)
+    register_2d_kernel(int /*M: whole tiles*/, int N, int K, float alpha, const float* A,
+                       const float* B, float beta, float* C) {
   __shared__ float As[kBM][kBK];
   __shared__ float Bs[kBK][kBN];
   const int t = threadIdx.x;
@@ -69,7 +70,8 @@ __global__ void __launch_bounds__(kThreads) register_2d_kernel(int /*M: whole ti
 
 }  // namespace
 
-void sgemm_step05_register_2d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step05_register_2d(int M, int N, int K, float alpha, const float* A,
+                              const float* B, float beta, float* C) {
   if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0) {
     sgemm_step03_smem_tiling(M, N, K, alpha, A, B, beta, C);
     return;

@@ -21,10 +21,11 @@ namespace {
 
 constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);  // 256
-constexpr int kPadA = 4;                             // floats added to each row of As (see the top comment)
+constexpr int kPadA = 4;  // floats added to each row of As (see the top comment)
 
-__global__ void __launch_bounds__(kThreads) transposed_a_kernel(int /*M: whole tiles*/, int N, int K, float alpha,
-                                                                const float* A, const float* B, float beta, float* C) {
+__global__ void __launch_bounds__(kThreads)
+    transposed_a_kernel(int /*M: whole tiles*/, int N, int K, float alpha, const float* A,
+                        const float* B, float beta, float* C) {
   __align__(16) __shared__ float As[kBK][kBM + kPadA];
   __align__(16) __shared__ float Bs[kBK][kBN];
   const int t = threadIdx.x;
@@ -44,7 +45,8 @@ __global__ void __launch_bounds__(kThreads) transposed_a_kernel(int /*M: whole t
     As[a_k + 1][a_row] = av.y;
     As[a_k + 2][a_row] = av.z;
     As[a_k + 3][a_row] = av.w;
-    *reinterpret_cast<float4*>(&Bs[b_row][b_col]) = *reinterpret_cast<const float4*>(&B[(k0 + b_row) * N + b_col]);
+    *reinterpret_cast<float4*>(&Bs[b_row][b_col]) =
+        *reinterpret_cast<const float4*>(&B[(k0 + b_row) * N + b_col]);
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < kBK; ++k) {
@@ -71,7 +73,8 @@ __global__ void __launch_bounds__(kThreads) transposed_a_kernel(int /*M: whole t
 #pragma unroll
     for (int j = 0; j < kTN; j += 4) {
       float4* c = reinterpret_cast<float4*>(&C[(row0 + i) * N + col0 + j]);
-      float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+      float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
+                               alpha * acc[i][j + 3]);
       if (beta != 0.0f) {
         const float4 old = *c;
         out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z, out.w += beta * old.w;
@@ -82,9 +85,11 @@ __global__ void __launch_bounds__(kThreads) transposed_a_kernel(int /*M: whole t
 
 }  // namespace
 
-void sgemm_step07_transposed_a(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step07_transposed_a(int M, int N, int K, float alpha, const float* A,
+                               const float* B, float beta, float* C) {
   using sgemm_steps::aligned16;
-  if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0 || !aligned16(A) || !aligned16(B) || !aligned16(C)) {
+  if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0 || !aligned16(A) || !aligned16(B) ||
+      !aligned16(C)) {
     sgemm_step03_smem_tiling(M, N, K, alpha, A, B, beta, C);
     return;
   }

@@ -21,8 +21,9 @@ constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);  // 256
 constexpr int kPadA = 4;
 
-__global__ void __launch_bounds__(kThreads) double_buffer_kernel(int /*M: whole tiles*/, int N, int K, float alpha,
-                                                                 const float* A, const float* B, float beta, float* C) {
+__global__ void __launch_bounds__(kThreads)
+    double_buffer_kernel(int /*M: whole tiles*/, int N, int K, float alpha, const float* A,
+                         const float* B, float beta, float* C) {
   __align__(16) __shared__ float As[2][kBK][kBM + kPadA];
   __align__(16) __shared__ float Bs[2][kBK][kBN];
   const int t = threadIdx.x;
@@ -34,8 +35,8 @@ __global__ void __launch_bounds__(kThreads) double_buffer_kernel(int /*M: whole 
   C += static_cast<size_t>(block_row) * N + block_col;
   const int a_row = t / (kBK / 4), a_k = (t % (kBK / 4)) * 4;
   const int b_row = t / (kBN / 4), b_col = (t % (kBN / 4)) * 4;
-  const float* a_src = &A[a_row * K + a_k];    // advances by kBK per tile
-  const float* b_src = &B[b_row * N + b_col];  // advances by kBK rows per tile
+  const float* a_src = &A[a_row * K + a_k];     // advances by kBK per tile
+  const float* b_src = &B[b_row * N + b_col];   // advances by kBK rows per tile
 
   // Registers -> shared buffer `buf` (A transposed, as in step 07).
   auto store_tile = [&](int buf, float4 av, float4 bv) {
@@ -85,7 +86,8 @@ __global__ void __launch_bounds__(kThreads) double_buffer_kernel(int /*M: whole 
 #pragma unroll
     for (int j = 0; j < kTN; j += 4) {
       float4* c = reinterpret_cast<float4*>(&C[(row0 + i) * N + col0 + j]);
-      float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+      float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
+                               alpha * acc[i][j + 3]);
       if (beta != 0.0f) {
         const float4 old = *c;
         out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z, out.w += beta * old.w;
@@ -96,10 +98,11 @@ __global__ void __launch_bounds__(kThreads) double_buffer_kernel(int /*M: whole 
 
 }  // namespace
 
-void sgemm_step08_double_buffer(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
-                                float* C) {
+void sgemm_step08_double_buffer(int M, int N, int K, float alpha, const float* A,
+                                const float* B, float beta, float* C) {
   using sgemm_steps::aligned16;
-  if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0 || !aligned16(A) || !aligned16(B) || !aligned16(C)) {
+  if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0 || !aligned16(A) || !aligned16(B) ||
+      !aligned16(C)) {
     sgemm_step03_smem_tiling(M, N, K, alpha, A, B, beta, C);
     return;
   }

@@ -23,17 +23,18 @@ namespace {
 constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8;
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);  // 256
 constexpr int kPadA = 4;
-constexpr int kGroup = 32;               // threads per warp tile (a layout constant)
-constexpr int kWM = 32, kWN = 64;        // the rectangle of C one group of 32 threads owns
-constexpr int kLanesN = kWN / kTN;       // 8 lanes along N
-constexpr int kGroupsN = kBN / kWN;      // 2 warp tiles along N
-constexpr int kStepM = kWM / (kTM / 4);  // 16: distance between a thread's two 4-row pieces
-constexpr int kStepN = kWN / (kTN / 4);  // 32: distance between its two 4-column pieces
+constexpr int kGroup = 32;              // threads per warp tile (a layout constant)
+constexpr int kWM = 32, kWN = 64;       // the rectangle of C one group of 32 threads owns
+constexpr int kLanesN = kWN / kTN;      // 8 lanes along N
+constexpr int kGroupsN = kBN / kWN;     // 2 warp tiles along N
+constexpr int kStepM = kWM / (kTM / 4); // 16: distance between a thread's two 4-row pieces
+constexpr int kStepN = kWN / (kTN / 4); // 32: distance between its two 4-column pieces
 static_assert((kWM / kTM) * (kWN / kTN) == kGroup, "a warp tile holds 32 threads");
 static_assert((kBM / kWM) * (kBN / kWN) * kGroup == kThreads, "warp tiles cover the block");
 
-__global__ void __launch_bounds__(kThreads) warp_tiling_kernel(int /*M: whole tiles*/, int N, int K, float alpha,
-                                                               const float* A, const float* B, float beta, float* C) {
+__global__ void __launch_bounds__(kThreads)
+    warp_tiling_kernel(int /*M: whole tiles*/, int N, int K, float alpha, const float* A,
+                       const float* B, float beta, float* C) {
   __align__(16) __shared__ float As[2][kBK][kBM + kPadA];
   __align__(16) __shared__ float Bs[2][kBK][kBN];
   const int t = threadIdx.x;
@@ -99,7 +100,8 @@ __global__ void __launch_bounds__(kThreads) warp_tiling_kernel(int /*M: whole ti
     for (int j = 0; j < kTN; j += 4) {
       const int row = row0 + (i / 4) * kStepM + i % 4, col = col0 + (j / 4) * kStepN;
       float4* c = reinterpret_cast<float4*>(&C[row * N + col]);
-      float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
+      float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1], alpha * acc[i][j + 2],
+                               alpha * acc[i][j + 3]);
       if (beta != 0.0f) {
         const float4 old = *c;
         out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z, out.w += beta * old.w;
@@ -110,9 +112,11 @@ __global__ void __launch_bounds__(kThreads) warp_tiling_kernel(int /*M: whole ti
 
 }  // namespace
 
-void sgemm_step09_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step09_warp_tiling(int M, int N, int K, float alpha, const float* A,
+                              const float* B, float beta, float* C) {
   using sgemm_steps::aligned16;
-  if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0 || !aligned16(A) || !aligned16(B) || !aligned16(C)) {
+  if (M % kBM != 0 || N % kBN != 0 || K % kBK != 0 || !aligned16(A) || !aligned16(B) ||
+      !aligned16(C)) {
     sgemm_step03_smem_tiling(M, N, K, alpha, A, B, beta, C);
     return;
   }

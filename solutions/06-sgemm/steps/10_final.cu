@@ -16,6 +16,7 @@
 #include "sgemm.hpp"
 #include "steps.hpp"
 
-void sgemm_step10_final(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void sgemm_step10_final(int M, int N, int K, float alpha, const float* A, const float* B,
+                        float beta, float* C) {
   sgemm(M, N, K, alpha, A, B, beta, C);
 }

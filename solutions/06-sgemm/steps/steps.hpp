@@ -7,16 +7,26 @@
 // step 04) on their fast path; for any other size they call step 03, which handles edges.
 #pragma once
 
-void sgemm_step01_naive(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step02_coalesced(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step03_smem_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step04_register_1d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step05_register_2d(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step06_float4_loads(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step07_transposed_a(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step08_double_buffer(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step09_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
-void sgemm_step10_final(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C);
+void sgemm_step01_naive(int M, int N, int K, float alpha, const float* A, const float* B,
+                        float beta, float* C);
+void sgemm_step02_coalesced(int M, int N, int K, float alpha, const float* A, const float* B,
+                            float beta, float* C);
+void sgemm_step03_smem_tiling(int M, int N, int K, float alpha, const float* A, const float* B,
+                              float beta, float* C);
+void sgemm_step04_register_1d(int M, int N, int K, float alpha, const float* A, const float* B,
+                              float beta, float* C);
+void sgemm_step05_register_2d(int M, int N, int K, float alpha, const float* A, const float* B,
+                              float beta, float* C);
+void sgemm_step06_float4_loads(int M, int N, int K, float alpha, const float* A,
+                               const float* B, float beta, float* C);
+void sgemm_step07_transposed_a(int M, int N, int K, float alpha, const float* A,
+                               const float* B, float beta, float* C);
+void sgemm_step08_double_buffer(int M, int N, int K, float alpha, const float* A,
+                                const float* B, float beta, float* C);
+void sgemm_step09_warp_tiling(int M, int N, int K, float alpha, const float* A, const float* B,
+                              float beta, float* C);
+void sgemm_step10_final(int M, int N, int K, float alpha, const float* A, const float* B,
+                        float beta, float* C);
 
 namespace sgemm_steps {
 
@@ -43,6 +53,8 @@ inline const Step kLadder[] = {
 
 /// True when the float4 fast paths may be used: 16-byte aligned pointers (rows of K and N
 /// floats stay aligned because the callers also require K % 4 == 0 and N % 4 == 0).
-inline bool aligned16(const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0; }
+inline bool aligned16(const void* p) {
+  return (reinterpret_cast<unsigned long long>(p) & 15ull) == 0;
+}
 
 }  // namespace sgemm_steps

@@ -24,11 +24,13 @@
 namespace {
 
 // The reference picks one of two tile shapes by problem size; run each on every case too.
-void reference_large(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void reference_large(int M, int N, int K, float alpha, const float* A, const float* B,
+                     float beta, float* C) {
   sgemm_ref::launch_tiled<sgemm_ref::LargeConfig>(M, N, K, alpha, A, B, beta, C, 3);  // 3: a
   // band height that does not divide the tile rows, so the last band is a short one
 }
-void reference_small(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
+void reference_small(int M, int N, int K, float alpha, const float* A, const float* B,
+                     float beta, float* C) {
   sgemm_ref::launch_tiled<sgemm_ref::SmallConfig>(M, N, K, alpha, A, B, beta, C, 3);
 }
 
@@ -41,12 +43,14 @@ struct Case {
 // Sizes the grader also uses (1 x 1 x 1, 127 x 129 x 65, 1000 x 1 x 300, K = 1), whole
 // tiles (the fast paths), ragged edges, and misaligned pointers (fast paths must step aside).
 const Case kCases[] = {
-    {1, 1, 1, 1.0f, 0.0f, 0},        {127, 129, 65, 1.5f, 0.0f, 0},  {127, 129, 65, -0.75f, 0.5f, 0},
-    {1000, 1, 300, 1.0f, 0.0f, 0},   {1, 300, 17, 2.0f, -1.0f, 0},   {5, 7, 1, 1.0f, 0.0f, 0},
-    {130, 70, 90, 0.5f, 2.0f, 0},    {128, 128, 8, 1.0f, 0.0f, 0},   {128, 128, 8, -1.0f, 1.0f, 0},
-    {256, 256, 64, 1.25f, 0.0f, 0},  {256, 128, 24, 1.0f, -0.5f, 0}, {128, 256, 16, 1.0f, 0.0f, 1},
-    {129, 128, 8, 1.0f, 0.0f, 0},    {128, 128, 12, 1.0f, 0.25f, 0}, {300, 200, 40, 1.0f, 0.0f, 0},
-    {257, 385, 33, -2.0f, 0.75f, 0},
+    {1, 1, 1, 1.0f, 0.0f, 0},        {127, 129, 65, 1.5f, 0.0f, 0},
+    {127, 129, 65, -0.75f, 0.5f, 0}, {1000, 1, 300, 1.0f, 0.0f, 0},
+    {1, 300, 17, 2.0f, -1.0f, 0},    {5, 7, 1, 1.0f, 0.0f, 0},
+    {130, 70, 90, 0.5f, 2.0f, 0},    {128, 128, 8, 1.0f, 0.0f, 0},
+    {128, 128, 8, -1.0f, 1.0f, 0},   {256, 256, 64, 1.25f, 0.0f, 0},
+    {256, 128, 24, 1.0f, -0.5f, 0},  {128, 256, 16, 1.0f, 0.0f, 1},
+    {129, 128, 8, 1.0f, 0.0f, 0},    {128, 128, 12, 1.0f, 0.25f, 0},
+    {300, 200, 40, 1.0f, 0.0f, 0},   {257, 385, 33, -2.0f, 0.75f, 0},
 };
 
 struct Failure {
@@ -55,14 +59,15 @@ struct Failure {
   std::string first;
 };
 
-Failure compare(const Case& c, const std::vector<float>& A, const std::vector<float>& B, const std::vector<float>& C0,
-                const std::vector<float>& got) {
+Failure compare(const Case& c, const std::vector<float>& A, const std::vector<float>& B,
+                const std::vector<float>& C0, const std::vector<float>& got) {
   Failure f;
   for (int i = 0; i < c.M; ++i)
     for (int j = 0; j < c.N; ++j) {
       double dot = 0, mag = 0;
       for (int k = 0; k < c.K; ++k) {
-        const double p = static_cast<double>(A[static_cast<size_t>(i) * c.K + k]) * B[static_cast<size_t>(k) * c.N + j];
+        const double p = static_cast<double>(A[static_cast<size_t>(i) * c.K + k]) *
+                         B[static_cast<size_t>(k) * c.N + j];
         dot += p;
         mag += std::fabs(p);
       }
@@ -79,7 +84,8 @@ Failure compare(const Case& c, const std::vector<float>& A, const std::vector<fl
       if (!(err <= tol)) {  // NaN fails too
         if (f.bad++ == 0) {
           char buf[200];
-          std::snprintf(buf, sizeof buf, "C[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", i, j, got[idx], ref, tol);
+          std::snprintf(buf, sizeof buf, "C[%d][%d] = %.9g, expected %.9g (tolerance %.3g)", i,
+                        j, got[idx], ref, tol);
           f.first = buf;
         }
       }
@@ -120,7 +126,8 @@ int main(int argc, char** argv) {
     gpulab::copy_to_device(pA, A.data(), a_n * sizeof(float));
     gpulab::copy_to_device(pB, B.data(), b_n * sizeof(float));
 
-    std::vector<sgemm_steps::Step> implementations(std::begin(sgemm_steps::kLadder), std::end(sgemm_steps::kLadder));
+    std::vector<sgemm_steps::Step> implementations(std::begin(sgemm_steps::kLadder),
+                                                   std::end(sgemm_steps::kLadder));
     implementations.push_back({"reference, large tiles", reference_large});
     implementations.push_back({"reference, small tiles", reference_small});
     for (const sgemm_steps::Step& step : implementations) {
@@ -143,20 +150,22 @@ int main(int argc, char** argv) {
       }
       if (verbose)
         std::printf("  %-24s M=%d N=%d K=%d: %.1f ms\n", step.name, c.M, c.N, c.K,
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                              start).count());
       if (error.empty() && (A_after != A || B_after != B)) error = "A or B was modified";
       Failure f;
       if (error.empty()) f = compare(c, A, B, C0, got);
       const bool ok = error.empty() && f.bad == 0;
       if (!ok) {
         ++failures;
-        const std::string why = error.empty() ? std::to_string(f.bad) + " wrong elements, first " + f.first : error;
-        std::printf("FAIL %-24s M=%d N=%d K=%d alpha=%g beta=%g misalign=%d: %s\n", step.name, c.M, c.N, c.K, c.alpha,
-                    c.beta, c.misalign, why.c_str());
+        const std::string why =
+            error.empty() ? std::to_string(f.bad) + " wrong elements, first " + f.first : error;
+        std::printf("FAIL %-24s M=%d N=%d K=%d alpha=%g beta=%g misalign=%d: %s\n", step.name,
+                    c.M, c.N, c.K, c.alpha, c.beta, c.misalign, why.c_str());
       }
     }
   }
-  std::printf("%d of %d checks passed (%zu steps + 2 reference shapes, %zu cases)\n", checks - failures, checks,
-              std::size(sgemm_steps::kLadder), std::size(kCases));
+  std::printf("%d of %d checks passed (%zu steps + 2 reference shapes, %zu cases)\n",
+              checks - failures, checks, std::size(sgemm_steps::kLadder), std::size(kCases));
   return failures == 0 ? 0 : 1;
 }

@@ -34,8 +34,8 @@ struct Comparison {
 /// Compares every element: |got[i] - ref[i]| <= tol[i]. NaN or Inf in `got` never passes.
 /// `what(i)` names element i for the message ("sums[17] (row 17)").
 template <class Name>
-Comparison compare_all(const std::vector<float>& got, const std::vector<double>& ref, const std::vector<double>& tol,
-                       Name what) {
+Comparison compare_all(const std::vector<float>& got, const std::vector<double>& ref,
+                       const std::vector<double>& tol, Name what) {
   Comparison c;
   for (std::size_t i = 0; i < ref.size(); ++i) {
     ++c.checked;
@@ -50,12 +50,9 @@ Comparison compare_all(const std::vector<float>& got, const std::vector<double>&
         std::ostringstream os;
         os.precision(9);
         os << what(i) << " = " << g << ", expected " << ref[i];
-        if (std::isnan(g))
-          os << " (NaN: never written, or computed from unwritten memory)";
-        else if (!finite)
-          os << " (infinite)";
-        else
-          os << " (error " << err << " > tolerance " << tol[i] << ")";
+        if (std::isnan(g)) os << " (NaN: never written, or computed from unwritten memory)";
+        else if (!finite) os << " (infinite)";
+        else os << " (error " << err << " > tolerance " << tol[i] << ")";
         c.first_message = os.str();
       }
       if (!finite) c.worst_ratio = INFINITY;

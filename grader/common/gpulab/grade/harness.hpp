@@ -19,9 +19,9 @@
 namespace gpulab::grade {
 
 struct Options {
-  std::uint64_t seed = 0;   ///< base seed of this run (printed; --seed reproduces)
-  int warp_size = 0;        ///< emulator warp size of this run (0 = the device's)
-  bool performance = true;  ///< false: skip the performance checks (second warp size)
+  std::uint64_t seed = 0;        ///< base seed of this run (printed; --seed reproduces)
+  int warp_size = 0;             ///< emulator warp size of this run (0 = the device's)
+  bool performance = true;       ///< false: skip the performance checks (second warp size)
   std::string rubric_path;
   std::string report_path;
   std::string impl = "student";  ///< what is graded: student, solution or submission

@@ -46,14 +46,14 @@ bool judging();
 
 /// The emulator's evidence about one call (empty on GPU back-ends).
 struct Evidence {
-  bool available = false;                           ///< the emulator watched the call (tracing build)
-  long long launches = 0;                           ///< kernel launches during the call
-  long long load_sectors = 0;                       ///< 32-byte sectors moved by kernels' global loads
-  long long store_sectors = 0;                      ///< ... and stores
-  std::vector<std::uint64_t> input_bytes_read;      ///< per input: distinct bytes kernels read
-  std::vector<std::uint64_t> output_bytes_written;  ///< per output: distinct bytes kernels wrote
-  std::vector<std::string> host_writes;             ///< "copy_to_device into sums at row_sum.cu:20", ...
-  std::vector<std::string> host_accesses;           ///< "row_sum.cu:21: host code loaded device memory (3x)"
+  bool available = false;           ///< the emulator watched the call (tracing build)
+  long long launches = 0;           ///< kernel launches during the call
+  long long load_sectors = 0;       ///< 32-byte sectors moved by kernels' global loads
+  long long store_sectors = 0;      ///< ... and stores
+  std::vector<std::uint64_t> input_bytes_read;     ///< per input: distinct bytes kernels read
+  std::vector<std::uint64_t> output_bytes_written; ///< per output: distinct bytes kernels wrote
+  std::vector<std::string> host_writes;   ///< "copy_to_device into sums at row_sum.cu:20", ...
+  std::vector<std::string> host_accesses; ///< "row_sum.cu:21: host code loaded device memory (3x)"
 };
 
 /// One finding of the emulator's sanitizer, as recorded.

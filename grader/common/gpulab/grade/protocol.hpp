@@ -21,19 +21,11 @@ inline std::string escape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '\\':
-        o += "\\\\";
-        break;
-      case '\t':
-        o += "\\t";
-        break;
-      case '\n':
-        o += "\\n";
-        break;
-      case '\r':
-        break;
-      default:
-        o += c;
+      case '\\': o += "\\\\"; break;
+      case '\t': o += "\\t"; break;
+      case '\n': o += "\\n"; break;
+      case '\r': break;
+      default: o += c;
     }
   }
   return o;

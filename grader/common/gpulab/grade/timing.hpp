@@ -15,8 +15,8 @@ namespace gpulab::grade {
 
 struct Timing {
   double median_ms = 0;
-  double rse = 0;   ///< relative standard error of the median (bootstrap-free estimate)
-  int samples = 0;  ///< timed runs behind the median
+  double rse = 0;      ///< relative standard error of the median (bootstrap-free estimate)
+  int samples = 0;     ///< timed runs behind the median
 };
 
 /// Times device work. `run(i)` enqueues the i-th run (use i to rotate among input sets so that

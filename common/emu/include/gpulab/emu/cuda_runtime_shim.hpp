@@ -13,12 +13,7 @@
 #include "gpulab/emu/runtime.hpp"
 #include "gpulab/emu/watch.hpp"
 
-enum cudaError_t {
-  cudaSuccess = 0,
-  cudaErrorInvalidValue = 1,
-  cudaErrorMemoryAllocation = 2,
-  cudaErrorLaunchFailure = 719
-};
+enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorMemoryAllocation = 2, cudaErrorLaunchFailure = 719 };
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
   cudaMemcpyHostToDevice = 1,
@@ -59,7 +54,8 @@ inline cudaError_t cudaMalloc(void** p, std::size_t bytes, const char* file = __
   return cudaErrorMemoryAllocation;
 }
 template <class T>
-cudaError_t cudaMalloc(T** p, std::size_t bytes, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+cudaError_t cudaMalloc(T** p, std::size_t bytes, const char* file = __builtin_FILE(),
+                       int line = __builtin_LINE()) {
   return cudaMalloc(reinterpret_cast<void**>(p), bytes, file, line);
 }
 inline cudaError_t cudaFree(void* p) {
@@ -90,17 +86,15 @@ inline cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaSt
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return gpulab::emu::shim::take_error(); }
 inline cudaError_t cudaDeviceSynchronize() { return gpulab::emu::shim::take_error(); }
 inline cudaError_t cudaGetLastError() { return gpulab::emu::shim::take_error(); }
-inline cudaError_t cudaPeekAtLastError() { return gpulab::emu::fault_pending() ? cudaErrorLaunchFailure : cudaSuccess; }
+inline cudaError_t cudaPeekAtLastError() {
+  return gpulab::emu::fault_pending() ? cudaErrorLaunchFailure : cudaSuccess;
+}
 inline const char* cudaGetErrorString(cudaError_t e) {
   switch (e) {
-    case cudaSuccess:
-      return "no error";
-    case cudaErrorInvalidValue:
-      return "invalid argument";
-    case cudaErrorMemoryAllocation:
-      return "out of memory";
-    default:
-      return "unspecified launch failure (the emulator printed the fault)";
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    default: return "unspecified launch failure (the emulator printed the fault)";
   }
 }
 /// Accepted and ignored: the emulator has no carve-out, and its shared-memory limit is checked

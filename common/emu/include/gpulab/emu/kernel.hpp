@@ -64,20 +64,24 @@ extern int warpSize;
 inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   gpulab::emu::sync_block(gpulab::emu::BarrierOp::sync, 0, file, line);
 }
-inline int __syncthreads_count(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+inline int __syncthreads_count(int pred, const char* file = __builtin_FILE(),
+                               int line = __builtin_LINE()) {
   return gpulab::emu::sync_block(gpulab::emu::BarrierOp::count, pred != 0, file, line);
 }
-inline int __syncthreads_and(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+inline int __syncthreads_and(int pred, const char* file = __builtin_FILE(),
+                             int line = __builtin_LINE()) {
   return gpulab::emu::sync_block(gpulab::emu::BarrierOp::all, pred != 0, file, line);
 }
-inline int __syncthreads_or(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+inline int __syncthreads_or(int pred, const char* file = __builtin_FILE(),
+                            int line = __builtin_LINE()) {
   return gpulab::emu::sync_block(gpulab::emu::BarrierOp::any, pred != 0, file, line);
 }
 inline void __syncwarp(unsigned long long mask = ~0ull, const char* file = __builtin_FILE(),
                        int line = __builtin_LINE()) {
   gpulab::emu::warp_collective(gpulab::emu::WarpOp::sync, mask, 0, -1, file, line);
 }
-inline unsigned long long __activemask(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+inline unsigned long long __activemask(const char* file = __builtin_FILE(),
+                                       int line = __builtin_LINE()) {
   return gpulab::emu::active_mask(file, line);
 }
 
@@ -101,8 +105,8 @@ int shuffle_source(WarpOp op, int arg, int width, const char* file, int line);
 }  // namespace gpulab::emu
 
 template <class T>
-T __shfl_sync(unsigned long long mask, T v, int src, int width = warpSize, const char* file = __builtin_FILE(),
-              int line = __builtin_LINE()) {
+T __shfl_sync(unsigned long long mask, T v, int src, int width = warpSize,
+              const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   using namespace gpulab::emu;
   const int s = shuffle_source(WarpOp::shfl, src, width, file, line);
   return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), s, file, line));
@@ -128,17 +132,21 @@ T __shfl_xor_sync(unsigned long long mask, T v, int lane_mask, int width = warpS
   const int s = shuffle_source(WarpOp::shfl_xor, lane_mask, width, file, line);
   return from_bits<T>(warp_collective(WarpOp::shfl, mask, to_bits(v), s, file, line));
 }
-inline unsigned long long __ballot_sync(unsigned long long mask, int pred, const char* file = __builtin_FILE(),
+inline unsigned long long __ballot_sync(unsigned long long mask, int pred,
+                                        const char* file = __builtin_FILE(),
                                         int line = __builtin_LINE()) {
-  return gpulab::emu::warp_collective(gpulab::emu::WarpOp::ballot, mask, pred != 0, -1, file, line);
+  return gpulab::emu::warp_collective(gpulab::emu::WarpOp::ballot, mask, pred != 0, -1, file,
+                                      line);
 }
 inline int __any_sync(unsigned long long mask, int pred, const char* file = __builtin_FILE(),
                       int line = __builtin_LINE()) {
-  return static_cast<int>(gpulab::emu::warp_collective(gpulab::emu::WarpOp::any, mask, pred != 0, -1, file, line));
+  return static_cast<int>(
+      gpulab::emu::warp_collective(gpulab::emu::WarpOp::any, mask, pred != 0, -1, file, line));
 }
 inline int __all_sync(unsigned long long mask, int pred, const char* file = __builtin_FILE(),
                       int line = __builtin_LINE()) {
-  return static_cast<int>(gpulab::emu::warp_collective(gpulab::emu::WarpOp::all, mask, pred != 0, -1, file, line));
+  return static_cast<int>(
+      gpulab::emu::warp_collective(gpulab::emu::WarpOp::all, mask, pred != 0, -1, file, line));
 }
 
 // ---- atomics (device-wide, relaxed, like CUDA's) -----------------------------------------
@@ -150,50 +158,45 @@ T atomic_update(T* p, F f, const char* file, int line) {
   T cur;
   __atomic_load(p, &cur, __ATOMIC_RELAXED);
   T next = f(cur);
-  while (!__atomic_compare_exchange(p, &cur, &next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) next = f(cur);
+  while (!__atomic_compare_exchange(p, &cur, &next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    next = f(cur);
   return cur;
 }
 }  // namespace gpulab::emu
 
 template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
 T atomicAdd(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return gpulab::emu::atomic_update(
-      p, [v](T c) { return static_cast<T>(c + v); }, file, line);
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c + v); }, file, line);
 }
 template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
 T atomicSub(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return gpulab::emu::atomic_update(
-      p, [v](T c) { return static_cast<T>(c - v); }, file, line);
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c - v); }, file, line);
 }
 template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
 T atomicMax(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return gpulab::emu::atomic_update(
-      p, [v](T c) { return c < v ? v : c; }, file, line);
+  return gpulab::emu::atomic_update(p, [v](T c) { return c < v ? v : c; }, file, line);
 }
 template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
 T atomicMin(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return gpulab::emu::atomic_update(
-      p, [v](T c) { return v < c ? v : c; }, file, line);
+  return gpulab::emu::atomic_update(p, [v](T c) { return v < c ? v : c; }, file, line);
 }
 template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
 T atomicExch(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return gpulab::emu::atomic_update(
-      p, [v](T) { return v; }, file, line);
+  return gpulab::emu::atomic_update(p, [v](T) { return v; }, file, line);
 }
 template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
-T atomicCAS(T* p, T expected, T desired, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+T atomicCAS(T* p, T expected, T desired, const char* file = __builtin_FILE(),
+            int line = __builtin_LINE()) {
   return gpulab::emu::atomic_update(
       p, [expected, desired](T c) { return c == expected ? desired : c; }, file, line);
 }
 template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
 T atomicAnd(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return gpulab::emu::atomic_update(
-      p, [v](T c) { return static_cast<T>(c & v); }, file, line);
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c & v); }, file, line);
 }
 template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
 T atomicOr(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  return gpulab::emu::atomic_update(
-      p, [v](T c) { return static_cast<T>(c | v); }, file, line);
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c | v); }, file, line);
 }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -205,10 +208,8 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #if defined(__clang__)
 #define GPULAB_EMU_VEC(T, N, W) typedef T N##W __attribute__((ext_vector_type(W)));
 #else
-#define GPULAB_EMU_VEC(T, N, W)        \
-  struct alignas(sizeof(T) * W) N##W { \
-    T x, y GPULAB_EMU_VEC_ZW##W;       \
-  };
+#define GPULAB_EMU_VEC(T, N, W) \
+  struct alignas(sizeof(T) * W) N##W { T x, y GPULAB_EMU_VEC_ZW##W; };
 #define GPULAB_EMU_VEC_ZW2
 #define GPULAB_EMU_VEC_ZW4 , z, w
 #endif
@@ -220,65 +221,18 @@ GPULAB_EMU_VEC(unsigned, uint, 2)
 GPULAB_EMU_VEC(unsigned, uint, 4)
 GPULAB_EMU_VEC(double, double, 2)
 #undef GPULAB_EMU_VEC
-struct float3 {
-  float x, y, z;
-};
-struct int3 {
-  int x, y, z;
-};
-struct alignas(32) double4 {
-  double x, y, z, w;
-};
-inline float2 make_float2(float x, float y) {
-  float2 v;
-  v.x = x;
-  v.y = y;
-  return v;
-}
+struct float3 { float x, y, z; };
+struct int3 { int x, y, z; };
+struct alignas(32) double4 { double x, y, z, w; };
+inline float2 make_float2(float x, float y) { float2 v; v.x = x; v.y = y; return v; }
 inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
-inline float4 make_float4(float x, float y, float z, float w) {
-  float4 v;
-  v.x = x;
-  v.y = y;
-  v.z = z;
-  v.w = w;
-  return v;
-}
-inline int2 make_int2(int x, int y) {
-  int2 v;
-  v.x = x;
-  v.y = y;
-  return v;
-}
+inline float4 make_float4(float x, float y, float z, float w) { float4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+inline int2 make_int2(int x, int y) { int2 v; v.x = x; v.y = y; return v; }
 inline int3 make_int3(int x, int y, int z) { return {x, y, z}; }
-inline int4 make_int4(int x, int y, int z, int w) {
-  int4 v;
-  v.x = x;
-  v.y = y;
-  v.z = z;
-  v.w = w;
-  return v;
-}
-inline uint2 make_uint2(unsigned x, unsigned y) {
-  uint2 v;
-  v.x = x;
-  v.y = y;
-  return v;
-}
-inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) {
-  uint4 v;
-  v.x = x;
-  v.y = y;
-  v.z = z;
-  v.w = w;
-  return v;
-}
-inline double2 make_double2(double x, double y) {
-  double2 v;
-  v.x = x;
-  v.y = y;
-  return v;
-}
+inline int4 make_int4(int x, int y, int z, int w) { int4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+inline uint2 make_uint2(unsigned x, unsigned y) { uint2 v; v.x = x; v.y = y; return v; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { uint4 v; v.x = x; v.y = y; v.z = z; v.w = w; return v; }
+inline double2 make_double2(double x, double y) { double2 v; v.x = x; v.y = y; return v; }
 inline double4 make_double4(double x, double y, double z, double w) { return {x, y, z, w}; }
 inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
 
@@ -308,13 +262,19 @@ inline float max(float a, float b) { return std::fmax(a, b); }
 inline double min(double a, double b) { return std::fmin(a, b); }
 inline double max(double a, double b) { return std::fmax(a, b); }
 inline int __float_as_int(float f) { return gpulab::emu::from_bits<int>(gpulab::emu::to_bits(f)); }
-inline unsigned __float_as_uint(float f) { return gpulab::emu::from_bits<unsigned>(gpulab::emu::to_bits(f)); }
+inline unsigned __float_as_uint(float f) {
+  return gpulab::emu::from_bits<unsigned>(gpulab::emu::to_bits(f));
+}
 inline float __int_as_float(int i) { return gpulab::emu::from_bits<float>(gpulab::emu::to_bits(i)); }
-inline float __uint_as_float(unsigned i) { return gpulab::emu::from_bits<float>(gpulab::emu::to_bits(i)); }
+inline float __uint_as_float(unsigned i) {
+  return gpulab::emu::from_bits<float>(gpulab::emu::to_bits(i));
+}
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
-inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline int __clzll(long long x) {
+  return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
+}
 inline int __ffs(int x) { return __builtin_ffs(x); }
 inline int __ffsll(long long x) { return __builtin_ffsll(x); }
 inline unsigned __brev(unsigned x) {
@@ -326,7 +286,5 @@ inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
 }
 template <class T>
-inline T __ldg(const T* p) {
-  return *p;
-}
+inline T __ldg(const T* p) { return *p; }
 long long clock64();

@@ -22,12 +22,12 @@ namespace gpulab::emu {
 
 /// Accesses of one source line (one kind of access) in one kernel launch.
 struct LineMetrics {
-  std::string file;  ///< file name as compiled
+  std::string file;       ///< file name as compiled
   int line = 0;
   long long launch_id = 0;  ///< which launch (counted from 1 since the program started)
-  std::string launch;       ///< file:line of the launch that ran the kernel
-  bool shared = false;      ///< shared memory (else global)
-  bool store = false;       ///< store (else load)
+  std::string launch;     ///< file:line of the launch that ran the kernel
+  bool shared = false;    ///< shared memory (else global)
+  bool store = false;     ///< store (else load)
   bool atomic = false;
   long long requests = 0;         ///< warp-level requests (32-lane groups)
   long long lane_accesses = 0;    ///< individual lane accesses
@@ -61,8 +61,8 @@ std::string format_metrics(const std::vector<LineMetrics>& m);
 /// loaded or stored device memory directly (an illegal address on a GPU; on the emulator the
 /// host code runs on, so that the whole run can be reported; see also watch.hpp).
 struct Finding {
-  std::string kind;  ///< out-of-bounds | not-device-memory | race | uninitialized-shared |
-                     ///< misaligned | host-access
+  std::string kind;     ///< out-of-bounds | not-device-memory | race | uninitialized-shared |
+                        ///< misaligned | host-access
   std::string file;
   int line = 0;
   std::string message;  ///< file:line, block and thread ids, what happened, a one-line hint

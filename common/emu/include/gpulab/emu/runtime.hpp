@@ -32,8 +32,8 @@ std::size_t stack_bytes();
 using KernelThunk = void (*)(const void* closure);
 /// Runs a whole grid to completion (the emulator is synchronous). A fault inside the kernel
 /// (divergent barrier, deadlock, ...) stops it and becomes the pending error.
-void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file, int line,
-                   KernelThunk thunk, const void* closure, std::size_t closure_bytes);
+void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
+                   int line, KernelThunk thunk, const void* closure, std::size_t closure_bytes);
 
 // ---- errors ------------------------------------------------------------------------------
 /// A fault found while running a kernel.
@@ -76,7 +76,8 @@ enum class WarpOp { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all }
 /// Rendezvous of the lanes in `mask`. For shfl: returns the value of lane `src` (-1 = own
 /// value). For ballot: the mask of lanes whose `value` is non-zero; any/all: 0 or 1 over the
 /// lanes that took part. For sync: 0.
-std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, int src, const char* file, int line);
+std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, int src,
+                              const char* file, int line);
 lanemask_t active_mask(const char* file, int line);
 /// Lanes of the caller's warp that have not exited.
 lanemask_t live_lanes();

@@ -73,8 +73,8 @@ long long kernel_launches();
 struct HostWrite {
   std::uintptr_t dst = 0;  ///< first byte written
   std::size_t bytes = 0;
-  std::string how;   ///< copy_to_device | copy_device_to_device | fill_bytes | cudaMemcpy | ...
-  std::string file;  ///< the caller's file:line
+  std::string how;         ///< copy_to_device | copy_device_to_device | fill_bytes | cudaMemcpy | ...
+  std::string file;        ///< the caller's file:line
   int line = 0;
 };
 /// The watch's host writes in call order. Consecutive writes of one call site that continue each
