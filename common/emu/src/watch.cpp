@@ -148,7 +148,8 @@ void note_host_write(const void* dst, std::size_t bytes, const char* how, const 
 
 void host_copy(void* dst, const void* src, std::size_t bytes, const char* how, const char* file, int line) {
   // The grader tells uploads of host data from copies within the device.
-  note_host_write(dst, bytes, bytes && is_device_range(src, bytes) ? "device-to-device copy" : how, file, line);
+  const std::string named = bytes && is_device_range(src, bytes) ? std::string(how) + " (device to device)" : how;
+  note_host_write(dst, bytes, named.c_str(), file, line);
   if (bytes) std::memmove(dst, src, bytes);
 }
 void host_fill(void* dst, int value, std::size_t bytes, const char* how, const char* file, int line) {

@@ -222,7 +222,7 @@ TEST_P(Watch, CudaRuntimeShimCopiesAreHostWrites) {
   EXPECT_EQ(w[0].bytes, n * sizeof(float));
   EXPECT_EQ(w[1].how, "cudaMemset");
   EXPECT_EQ(w[1].line, l2);
-  EXPECT_EQ(w[2].how, "cudaMemcpyAsync");
+  EXPECT_EQ(w[2].how, "cudaMemcpyAsync (device to device)");
   EXPECT_EQ(w[2].line, l3);
   EXPECT_EQ(w[2].dst, reinterpret_cast<std::uintptr_t>(d2 + 1));
   // Small constant-size copies run in the library, not as traced loads in this file.
