@@ -260,6 +260,14 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
       const std::string r = real.string();
       ok = ok || ((r.rfind("/usr/", 0) == 0 || r.rfind("/opt/", 0) == 0) && r.find("/include/") != std::string::npos);
     }
+    // nvcc spells the #line name of the hand-in only up to its first double quote (a folder named
+    // `a"b` gives `a`): a name that is no file, but the start of the hand-in's own path, is that.
+    if (!ok && !fs::exists(deps[i])) {
+      std::string stem = deps[i];
+      while (!stem.empty() && stem.back() == ' ') stem.pop_back();
+      for (const auto& f : allowed_files)
+        ok = ok || (!stem.empty() && f.rfind(stem, 0) == 0 && f.size() > stem.size() && f[stem.size()] == '"');
+    }
     if (ok) continue;
     const auto [display, line] = include_site(deps[0], real.filename().string());
     offences.add(display + (line ? ":" + std::to_string(line) : "") + " includes " + real.string() +

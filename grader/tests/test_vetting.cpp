@@ -138,6 +138,16 @@ TEST_F(Includes, DependencyFilesOfEveryCompilerAreRead) {
   EXPECT_TRUE(Has(check((dir_ / "missing.d").string()), {"missing or empty"}));
 }
 
+TEST_F(Includes, NvccsNameOfAHandInUnderAQuotedFolderIsTheHandIn) {
+  // nvcc writes the #line name `.../a"b c/row_sum.cu` as `.../a\ ` (cut at the quote).
+  const std::string handin = (dir_ / "a\"b c/row_sum.cu").string();
+  write(dir_ / "d3", "obj.o : obj.cu \\\n  " + (dir_ / "a").string() + "\\ \\\n  /usr/include/stdio.h\n");
+  EXPECT_EQ(check_dependencies((dir_ / "d3").string(), kSource, {}, {handin}), "");
+  // A cut name that is not the start of the hand-in's own path is still refused.
+  write(dir_ / "d4", "obj.o : obj.cu \\\n  " + (dir_ / "b").string() + "\\ \\\n");
+  EXPECT_TRUE(Has(check_dependencies((dir_ / "d4").string(), kSource, {}, {handin}), {"includes"}));
+}
+
 // ---- the real thing ------------------------------------------------------------------------------
 
 std::vector<std::string> objects_of(const std::string& lab, const std::string& target) {

@@ -10,6 +10,8 @@
 //   // options: --timeout 10                       (extra grader options)
 //   // defence: symbols,sandbox                    (adversarial suite: what stops it; "none": a
 //                                                   fault with no switch, graded defended only)
+//   // defence[cuda]: none                         (that back-end's own, e.g. where the GPU itself
+//                                                   stops the cheat: a segfault, not a finding)
 // `fail` means at least one check of that kind failed (and, with a substring, that one failing
 // check of that kind says it); `pass` means every check of that kind passed.
 #pragma once
@@ -54,7 +56,8 @@ inline Stated parse(const std::string& text, const std::string& backend) {
   Stated s;
   const std::regex expect_re(R"re(//\s*expect(\[(\w+)\])?:\s*(\w+)\s+(pass|fail|\d+)(\s+"([^"]*)")?)re");
   const std::regex options_re(R"re(//\s*options:\s*(.*))re");
-  const std::regex defence_re(R"re(//\s*defence:\s*([\w,-]+))re");
+  const std::regex defence_re(R"re(//\s*defence(\[(\w+)\])?:\s*([\w,-]+))re");
+  bool defence_for_backend = false;  // `defence[cuda]: ...` wins over `defence: ...`
   const std::regex report_re(R"re(//\s*report:\s*([\w-]+))re");
   std::istringstream in(text);
   std::string line;
@@ -71,7 +74,10 @@ inline Stated parse(const std::string& text, const std::string& backend) {
     } else if (std::regex_search(line, m, options_re)) {
       s.options += " " + m[1].str();
     } else if (std::regex_search(line, m, defence_re)) {
-      s.defences = m[1].str();
+      if (m[2].matched && m[2].str() != backend) continue;
+      if (defence_for_backend && !m[2].matched) continue;
+      s.defences = m[3].str();
+      defence_for_backend = m[2].matched;
     } else if (std::regex_search(line, m, report_re)) {
       s.report = m[1].str();
     }

@@ -2,8 +2,8 @@
 # Grader v2 on the GPU machine (repository root, cuda preset): the references three times in a
 # row, the stubs, the grader's unit tests (sandbox, vetting, reports), the verdict suite and the
 # adversarial suite on cuda. Logs go to $OUT (or ./out).
-# Usage: bash tools/device/h200-grader-v2.sh [all|grade|suites]   (grade: build + grading + unit
-# tests; suites: the verdict and adversarial suites, on a tree already built)
+# Usage: bash tools/device/h200-grader-v2.sh [all|grade|suites|adversarial]   (grade: build + grading
+# + unit tests; suites: the verdict and adversarial suites; adversarial: that suite alone)
 set -uo pipefail
 what="${1:-all}"
 out="${OUT:-$PWD/out}"
@@ -14,7 +14,7 @@ t0=$(date +%s)
 cmake --preset cuda > "$out/configure.log" 2>&1 && cmake --build build/cuda -j "$(nproc)" > "$out/build.log" 2>&1 \
   || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
-if [[ "$what" != suites ]]; then
+if [[ "$what" != suites && "$what" != adversarial ]]; then
 summary() { python3 -c '
 import json,sys
 r=json.load(open(sys.argv[1]))
@@ -39,12 +39,14 @@ echo "grader unit tests (sandbox, vetting, reports): exit $? :: $(grep -E 'tests
 grep -E "\*\*\*Failed|Timeout" "$out/unit.log" | head -20
 fi
 [[ "$what" == grade ]] && exit 0
+if [[ "$what" != adversarial ]]; then
 # Verdicts: performance-sensitive cases (solution/student) ran above; the rest in parallel.
 timeout 240 ctest --test-dir build/cuda -R "Submissions/Verdict" -E "solution|student" -j 8 --output-on-failure \
   > "$out/verdicts.log" 2>&1
 echo "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$out/verdicts.log")"
 grep -E "\*\*\*Failed|Timeout" "$out/verdicts.log" | head -20
-timeout 240 ctest --test-dir build/cuda -L adversarial -j 8 --timeout 150 --output-on-failure > "$out/adversarial.log" 2>&1
+fi
+timeout 420 ctest --test-dir build/cuda -L adversarial -j 8 --timeout 150 --output-on-failure > "$out/adversarial.log" 2>&1
 echo "adversarial suite: exit $? :: $(grep -E 'tests passed|tests failed' "$out/adversarial.log")"
 grep -E "\*\*\*Failed|Timeout" "$out/adversarial.log" | head -30
 echo "total $(( $(date +%s) - t0 )) s"

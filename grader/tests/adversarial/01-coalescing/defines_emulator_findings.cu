@@ -1,9 +1,12 @@
 // Defines the emulator's own sanitizer queries (gpulab::emu::findings, findings_total) in the
 // submission so that they report nothing: the kernel's harmless-looking race (every thread sets a
 // shared flag) would otherwise fail the sanitizer check.
+// On a GPU back-end there is no emulator to fool: the code does not compile there.
 // defence: symbols
+// defence[cuda]: none
 // expect: lab fail
-// expect: correctness fail "no overriding the emulator or the grader"
+// expect[emu]: correctness fail "no overriding the emulator or the grader"
+// expect[cuda]: correctness fail "does not compile"
 #include <vector>
 
 #include "gpulab/emu/metrics.hpp"

@@ -2,9 +2,12 @@
 // memcpy, which the trace does not see, and then calls the load hook (__sanitizer_cov_load4, its
 // name pasted from two tokens so that it does not appear in the text) on the addresses a
 // perfectly coalesced kernel would read: the trace shows every float read once, 4 sectors per request.
+// On a GPU back-end there is no emulator to fool: the code does not compile there.
 // defence: source-text
+// defence[cuda]: none
 // expect: lab fail
-// expect: correctness fail "tracing hooks"
+// expect[emu]: correctness fail "tracing hooks"
+// expect[cuda]: correctness fail "does not compile"
 #include <cstdint>
 #include <cstring>
 

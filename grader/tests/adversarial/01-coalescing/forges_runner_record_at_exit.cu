@@ -5,8 +5,9 @@
 // FILE with its descriptor swapped for the channel's (fwrite and stderr are allowed), in CBOR
 // written by hand. The kernel is the slow thread-per-row stub.
 // defence: record
-// expect: lab fail
-// expect: performance fail "tampering"
+// The forged event is the emulator's performance check (its evidence, not timings): emulator only.
+// expect[emu]: lab fail
+// expect[emu]: performance fail "tampering"
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -1,8 +1,11 @@
 // Work done on the host by dereferencing the device pointers in a loop (legal on the emulator, an
 // illegal address on a GPU); a decoy kernel reads the whole matrix coalesced.
+// On a GPU back-end the GPU itself stops it (an illegal address ends the lab process).
 // defence: host-access,kernel-outputs
+// defence[cuda]: none
 // expect: lab fail
-// expect: correctness fail "host code dereferenced device memory"
+// expect[emu]: correctness fail "host code dereferenced device memory"
+// expect[cuda]: correctness fail "signal 11"
 #include "gpulab/gpu.hpp"
 #include "gpulab/host.hpp"
 #include "row_sum.hpp"

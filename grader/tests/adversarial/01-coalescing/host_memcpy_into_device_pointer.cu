@@ -1,9 +1,12 @@
 // Work done on the host, the output written with plain memcpy from host code into the device
 // pointer (the emulator's device memory is host memory): no copy API call is recorded; a decoy
 // kernel reads the whole matrix.
+// On a GPU back-end the GPU itself stops it (an illegal address ends the lab process).
 // defence: kernel-outputs
+// defence[cuda]: none
 // expect: lab fail
-// expect: correctness fail "host code wrote the output"
+// expect[emu]: correctness fail "host code wrote the output"
+// expect[cuda]: correctness fail "signal 11"
 #include <cstring>
 #include <vector>
 

@@ -1,6 +1,6 @@
 // Forges the judge's verdicts: before any check runs, a static initializer appends "check ... 1"
 // protocol lines for every planned check to the verdict files the judge will append to later
-// (../verdicts-32.tsv and ../verdicts-64.tsv, next to the lab process's working directory), so
+// (../verdicts-32.tsv and ../verdicts-64.tsv, ../verdicts-0.tsv on a GPU, next to the lab process's working directory), so
 // that the forged verdicts come first. The kernel itself is the slow thread-per-row stub.
 // defence: symbols,sandbox,verdict-file
 // expect: lab fail
@@ -26,19 +26,26 @@ const char* const kChecks[][2] = {
     {"correctness.prime_and_random_sizes", "correctness"}, {"correctness.exact_on_integer_inputs", "correctness"},
     {"correctness.fresh_inputs_every_call", "correctness"}, {"sanitizer.no_memory_errors_or_races", "sanitizer"},
     {"performance.coalesced_global_loads", "performance"}};
+// A GPU's plan (verdicts-0): the same correctness checks, no sanitizer, its own performance check.
+const char* const kGpuChecks[][2] = {
+    {"correctness.tiny_sizes", "correctness"},          {"correctness.block_size_boundaries", "correctness"},
+    {"correctness.prime_and_random_sizes", "correctness"}, {"correctness.exact_on_integer_inputs", "correctness"},
+    {"correctness.fresh_inputs_every_call", "correctness"}, {"performance.bandwidth_vs_copy", "performance"}};
 
-void forge(const char* path, bool performance) {
+template <std::size_t N>
+void forge(const char* path, const char* const (&checks)[N][2], bool performance) {
   std::FILE* f = std::fopen(path, "a");
   if (!f) return;
-  for (const auto& c : kChecks)
+  for (const auto& c : checks)
     if (performance || std::string(c[1]) != "performance")
       std::fprintf(f, "check\t%s\t%s\t1\t1\t0.8\tload efficiency\tall good\n", c[0], c[1]);
   std::fclose(f);
 }
 
 const bool forged = [] {
-  forge("../verdicts-32.tsv", true);
-  forge("../verdicts-64.tsv", false);
+  forge("../verdicts-32.tsv", kChecks, true);
+  forge("../verdicts-64.tsv", kChecks, false);
+  forge("../verdicts-0.tsv", kGpuChecks, true);
   return true;
 }();
 

@@ -1,9 +1,11 @@
-// Right where correctness is checked, wrong but perfectly coalesced at n = 512, the size of the
-// measured run (rubric: performance.emu size): there each warp reads rows in one sweep and every
+// Right where correctness is checked, wrong but perfectly coalesced at n = 512 and n = 16384, the
+// sizes of the measured run on the emulator and on a GPU (rubric: performance.emu size, sizes):
+// there each warp reads rows in one sweep and every
 // thread keeps only its own column's values.
 // defence: timed-outputs
 // expect: lab fail
-// expect: performance fail "measured run"
+// expect[emu]: performance fail "measured run"
+// expect[cuda]: performance fail "(timed run, n = 16384)"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 
@@ -30,7 +32,7 @@ __global__ void per_column(const float* m, float* sums, int n) {
 }  // namespace
 
 void row_sum(const float* m, float* sums, int n) {
-  if (n == 512)
+  if (n == 512 || n == 16384)
     gpulab::launch(per_column, (n + 127) / 128, 128, 0, m, sums, n);
   else
     gpulab::launch(per_row, (n + 127) / 128, 128, 0, m, sums, n);

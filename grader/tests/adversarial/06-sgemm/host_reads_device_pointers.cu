@@ -1,9 +1,12 @@
 // Multiplies on the host by reading A and B straight through the device pointers (legal on the
 // emulator, an illegal address on a GPU), uploads the product into a scratch buffer and lets a
 // kernel copy it into C; a decoy kernel reads A and B once.
+// On a GPU back-end the GPU itself stops it (an illegal address ends the lab process).
 // defence: host-access
+// defence[cuda]: none
 // expect: lab fail
-// expect: correctness fail "host code dereferenced device memory"
+// expect[emu]: correctness fail "host code dereferenced device memory"
+// expect[cuda]: correctness fail "signal 11"
 #include <vector>
 
 #include "gpulab/gpu.hpp"
