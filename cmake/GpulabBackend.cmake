@@ -82,6 +82,8 @@ function(gpulab_kernel_sources target)
       endif()
     elseif(GPULAB_BACKEND STREQUAL "cuda")
       set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CUDA)
+      # Line tables only (the code is unchanged): compute-sanitizer's findings then say file:line.
+      set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS -lineinfo)
     else()
       set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX)
       set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS -x hip)

@@ -13,9 +13,12 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/protocol.hpp"
 #include "gpulab/grade/rubric.hpp"
+#include "gpu_sanitizer.hpp"
 #include "handin.hpp"
 #include "process.hpp"
 #include "sandbox.hpp"
@@ -146,6 +149,137 @@ void score(const Rubric& rubric, LabResult& r) {
   }
 }
 
+/// The device nodes a GPU lab process needs.
+std::vector<std::string> gpu_devices() {
+  return {"/dev/nvidia*", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/kfd", "/dev/dri"};
+}
+
+/// Runs the sanitizer checks of a GPU grade under the GPU's own sanitizer, a process per tool,
+/// and writes what it found (or why nothing was measured) for the judge (--gpu-findings).
+void run_gpu_sanitizer(const GradeOptions& opt, const LabInfo& lab, const std::string& runner, const std::string& work,
+                       double timeout, const std::string& out_path) {
+  nlohmann::json doc = nlohmann::json::object();
+  const std::string tool = opt.backend == "cuda" ? find_compute_sanitizer() : "";
+  if (opt.backend != "cuda") {
+    doc["not_measured"] = "no GPU sanitizer runs on " + opt.backend +
+                          "; the portability check runs this hand-in on the emulator, whose sanitizer sees races";
+  } else if (tool.empty()) {
+    doc["not_measured"] = "compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin/ on PATH)";
+  } else {
+    nlohmann::json findings = nlohmann::json::array();
+    std::string trouble;
+    for (const std::string& t : compute_sanitizer_tools()) {
+      SandboxSpec spec = base_sandbox(opt.build_dir, work + "/run", 4 * timeout);
+      spec.devices = gpu_devices();
+      spec.address_space_bytes = 0;
+      spec.output_limit = 4u << 20;
+      const ProcessResult p =
+          confined({tool, "--tool", t, "--print-limit", "100", "--show-backtrace", "no", runner, "--rubric", lab.rubric,
+                    "--seed", opt.seed, "--impl", opt.impl, "--no-performance", "--gtest_filter=sanitizer.*"},
+                   spec, opt.verbose);
+      std::ofstream(work + "/sanitizer-" + t + ".log") << p.output;
+      for (auto& f : parse_compute_sanitizer(t, p.output)) findings.push_back(f);
+      if (p.timed_out)
+        trouble += "compute-sanitizer --tool " + t + " did not finish within " + std::to_string(int(4 * timeout)) + " s; ";
+      else if (p.output.find("COMPUTE-SANITIZER") == std::string::npos)
+        trouble += "compute-sanitizer --tool " + t + " did not run (" + p.describe() + "): " + tail_lines(p.output, 3) + "; ";
+    }
+    doc["findings"] = findings;
+    if (findings.empty() && !trouble.empty()) doc["not_measured"] = trouble.substr(0, trouble.size() - 2);
+  }
+  std::ofstream(out_path) << doc.dump(1);
+}
+
+/// Speed is graded only for a kernel that is right: a performance check whose run (same warp size
+/// or back-end) has a failing correctness check, or sanitizer findings, is not graded.
+void grade_performance_of_correct_kernels_only(LabResult& r) {
+  const auto suffix = [](const std::string& name) {
+    const auto b = name.find(" [");
+    return b == std::string::npos ? std::string() : name.substr(b);
+  };
+  for (auto& p : r.checks) {
+    if (p.kind != "performance" || !p.passed) continue;
+    std::vector<std::string> wrong;
+    for (const auto& c : r.checks) {
+      if (c.passed || suffix(c.name) != suffix(p.name)) continue;
+      const bool found = c.kind == "sanitizer" && !c.value.empty() && std::atof(c.value.c_str()) > 0;
+      if (c.kind == "correctness" || found) wrong.push_back(c.name);
+    }
+    if (wrong.empty()) continue;
+    std::string list;
+    for (std::size_t i = 0; i < wrong.size() && i < 3; ++i) list += (i ? ", " : "") + wrong[i];
+    if (wrong.size() > 3) list += " and " + std::to_string(wrong.size() - 3) + " more";
+    p.passed = false;
+    p.message = "not graded: the kernel is not correct (" + list + " failed); speed counts only for a correct kernel" +
+                (p.message.empty() ? "" : "\n" + p.message);
+  }
+}
+
+/// A GPU grade's portability check: the same hand-in's correctness (and, where the emulator
+/// traces memory, sanitizer) checks on the emulator at the other warp size -- code written for 32
+/// lanes, and undefined behaviour a GPU happens to survive (a barrier in divergent code).
+Check portability_check(const LabInfo& lab, const GradeOptions& opt, const std::string& work) {
+  const int warp = opt.backend == "rocm" ? 32 : 64;
+  Check c;
+  c.name = "portability.emulator_warp_" + std::to_string(warp);
+  c.kind = "portability";
+  c.unit = "checks failing";
+  c.threshold = "0";
+  std::string tree = opt.emu_build;
+  if (tree.empty())
+    for (const char* name : {"emu", "emu-gcc"}) {
+      const fs::path t = fs::path(opt.build_dir).parent_path() / name;
+      if (fs::exists(t / "grader/gpulab-grade")) {
+        tree = t.string();
+        break;
+      }
+    }
+  if (tree.empty() || !fs::exists(fs::path(tree) / "grader/gpulab-grade")) {
+    c.message = "not measured: the emulator is not built here (build/emu with clang, or build/emu-gcc with g++); "
+                "./gpulab grade builds it on a GPU machine (it needs Boost.Context)";
+    return c;
+  }
+  const std::string json_path = work + "/portability.json";
+  std::vector<std::string> argv{(fs::path(tree) / "grader/gpulab-grade").string(), "grade", lab.id, "--warp-size",
+                                std::to_string(warp), "--seed", opt.seed, "--no-performance", "--json", json_path};
+  if (opt.impl == "solution") argv.insert(argv.end(), {"--impl", "solution"});
+  if (opt.impl == "submission") argv.insert(argv.end(), {"--submission", opt.submission});
+  if (opt.timeout_override > 0) argv.insert(argv.end(), {"--timeout", std::to_string(opt.timeout_override)});
+  const ProcessResult p = run_process(argv, {}, 3600, opt.verbose);
+  std::ifstream in(json_path);
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+  if (!report.is_object() || report.value("labs", nlohmann::json::array()).empty()) {
+    c.message = "not measured: the emulator's grade did not finish (" + p.describe() + "): " + tail_lines(p.output, 6);
+    return c;
+  }
+  int failing = 0, counted = 0;
+  std::string detail;
+  for (const auto& k : report["labs"][0].value("checks", nlohmann::json::array())) {
+    const std::string kind = k.value("kind", ""), message = k.value("message", "");
+    // The emulator's sanitizer counts where it is measured (a clang-built emulator).
+    if (kind != "correctness" && !(kind == "sanitizer" && message.rfind("not measured", 0) != 0)) continue;
+    ++counted;
+    if (k.value("passed", false)) continue;
+    if (++failing <= 4) {
+      std::istringstream lines(message);
+      std::string line, first;
+      for (int i = 0; i < 3 && std::getline(lines, line); ++i) first += "\n    " + line;
+      detail += "\n  " + k.value("name", std::string("?")) + ":" + first;
+    }
+  }
+  c.value = std::to_string(failing);
+  c.passed = failing == 0 && counted > 0;
+  if (counted == 0)
+    c.message = "not measured: the emulator's grade has no correctness check (" + p.describe() + ")";
+  else if (failing > 0)
+    c.message = std::to_string(failing) + " of " + std::to_string(counted) + " checks fail on the emulator at warp size " +
+                std::to_string(warp) + ":" + detail + (failing > 4 ? "\n  ..." : "") + "\n  hint: right on this GPU but not at " +
+                std::to_string(warp) +
+                " lanes, or relying on behaviour a GPU does not promise (a __syncthreads in divergent code); ./gpulab grade " +
+                lab.id + " --backend emu --warp-size " + std::to_string(warp) + " shows it with file:line";
+  return c;
+}
+
 }  // namespace
 
 std::vector<LabInfo> read_manifest(const std::string& build_dir) {
@@ -205,7 +339,12 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
 
   // The plan: the judge's checks, known before any code under test runs. Performance checks run
   // at the first warp size only. max_score never depends on what ran.
-  const std::vector<std::pair<std::string, std::string>> plan = planned_checks(judge, lab.rubric);
+  std::vector<std::pair<std::string, std::string>> plan = planned_checks(judge, lab.rubric);
+  if (opt.skip_performance)
+    plan.erase(std::remove_if(plan.begin(), plan.end(), [](const auto& c) { return c.second == "performance"; }),
+               plan.end());
+  const bool gpu_sanitizer = opt.backend != "emu" &&
+                             std::any_of(plan.begin(), plan.end(), [](const auto& c) { return c.second == "sanitizer"; });
   std::vector<std::string> suffixes;
   for (int ws : opt.warp_sizes) suffixes.push_back(suffix_of(opt, ws));
   auto fail_plan = [&](const std::string& message) {
@@ -269,14 +408,14 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     if (channel < 0) throw std::runtime_error("cannot create " + record_path);
     std::vector<std::string> argv{runner, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
                                   "--channel", std::to_string(channel)};
-    if (!first) argv.push_back("--no-performance");
+    if (!first || opt.skip_performance) argv.push_back("--no-performance");
     SandboxSpec spec = base_sandbox(opt.build_dir, work + "/run", timeout);
     fs::create_directories(work + "/run");
     spec.pass_fds = {channel};
     if (ws > 0) spec.env["GPULAB_WARP_SIZE"] = std::to_string(ws);
     if (const char* w = std::getenv("GPULAB_EMU_WORKERS")) spec.env["GPULAB_EMU_WORKERS"] = w;
     if (opt.backend != "emu") {
-      spec.devices = {"/dev/nvidia*", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/kfd", "/dev/dri"};
+      spec.devices = gpu_devices();
       spec.address_space_bytes = 0;  // GPU runtimes reserve terabytes of virtual address space
     } else {
       spec.address_space_bytes = std::size_t{32} << 30;
@@ -300,7 +439,13 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     }
     std::vector<std::string> jargv{judge, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
                                    "--replay", record_path, "--report", report_path, "--runner-status", status};
-    if (!first) jargv.push_back("--no-performance");
+    if (!first || opt.skip_performance) jargv.push_back("--no-performance");
+    if (gpu_sanitizer) {
+      // The GPU's sanitizer watches a whole process: a run of the sanitizer checks per tool.
+      const std::string findings = work + "/gpu-findings.json";
+      run_gpu_sanitizer(opt, lab, runner, work, timeout, findings);
+      jargv.insert(jargv.end(), {"--gpu-findings", findings});
+    }
     std::map<std::string, std::string> jenv;
     if (ws > 0) jenv["GPULAB_WARP_SIZE"] = std::to_string(ws);
     const ProcessResult verdict = run_process(jargv, jenv, std::max(600.0, timeout), opt.verbose);
@@ -332,6 +477,9 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     }
   }
   complete_plan(plan, suffixes, r);
+  grade_performance_of_correct_kernels_only(r);
+  if (opt.backend != "emu" && rubric.number_or("points", "portability", 0) > 0)
+    r.checks.push_back(portability_check(lab, opt, work));
   score(rubric, r);
   return r;
 }

@@ -18,6 +18,8 @@ struct GradeOptions {
   std::string seed;
   double timeout_override = 0;   ///< seconds; 0 = the rubric's
   bool verbose = false;
+  bool skip_performance = false; ///< plan and run no performance checks (a GPU grade's emulator run)
+  std::string emu_build;         ///< GPU grades: the emulator's build tree ("" = build/emu or build/emu-gcc)
 };
 
 std::vector<LabInfo> read_manifest(const std::string& build_dir);

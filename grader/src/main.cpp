@@ -290,6 +290,13 @@ int main(int argc, char** argv) {
       ->type_name("N")
       ->multi_option_policy(kLastWins)
       ->check(takes("an unsigned 64-bit integer", is_uint64));
+  grade_cmd->add_flag("--no-performance", opt.skip_performance,
+                      "plan and run no performance check (a GPU grade's emulator run uses it)");
+  grade_cmd->add_option("--emu-build", opt.emu_build,
+                        "GPU back-ends: the emulator's build tree for the portability check (default: build/emu, "
+                        "else build/emu-gcc)")
+      ->type_name("DIR")
+      ->multi_option_policy(kLastWins);
   grade_cmd->add_option("--json", json, "write a machine-readable report (schema: docs/report-format.md)")
       ->type_name("FILE")
       ->multi_option_policy(kLastWins)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -282,6 +283,33 @@ json execute(const std::string& what, const std::function<void()>& code, std::ve
 
 }  // namespace
 
+namespace {
+
+/// Runner: where a fault left the GPU unusable ("<check>: <error>"), or empty. A GPU's faults
+/// (illegal or misaligned address, a trap) are sticky: every later API call of the process fails
+/// with the same error, so the later checks say where it happened instead of failing obscurely.
+std::string& context_lost() {
+  static std::string where;
+  return where;
+}
+
+void note_if_context_lost(const std::string& error) {
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+  (void)error;
+#else
+  if (!context_lost().empty()) return;
+  try {
+    void* probe = device_malloc(1);
+    device_free(probe);
+    synchronize();
+  } catch (const std::exception&) {
+    context_lost() = record::current_check() + ": " + error;
+  }
+#endif
+}
+
+}  // namespace
+
 bool Call::run(const std::function<void()>& code_under_test) {
   const int seq = record::next_seq();
   json e;
@@ -289,6 +317,11 @@ bool Call::run(const std::function<void()>& code_under_test) {
   if (judging()) {
     got = record::replay("call", s_->what);
     if (!got) return false;
+  } else if (!context_lost().empty()) {
+    e = {{"type", "call"}, {"what", s_->what}, {"error", "not run: the GPU context was lost in " + context_lost()}};
+    e["seq"] = seq;
+    record::send(e);
+    got = &e;
   } else if (!s_->setup_error.empty()) {
     e = {{"type", "call"}, {"what", s_->what},
          {"error", "the grader could not prepare this call (the code under test was not called): " +
@@ -298,6 +331,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
     got = &e;
   } else {
     e = execute(s_->what, code_under_test, s_->inputs, s_->outputs, s_->guard);
+    if (!e["error"].is_null()) note_if_context_lost(e["error"].get<std::string>());
     e["seq"] = seq;
     record::send(e);
     got = &e;
@@ -480,6 +514,13 @@ void* DeviceData::scratch_bytes(std::size_t bytes) {
 
 void judge_findings(const std::vector<const Call*>& calls) {
 #if defined(GPULAB_BUILD_BACKEND_EMU)
+  // Without load/store tracing (an emulator built by another compiler than clang) no race or
+  // stray access is seen: that is "not measured", never "no findings".
+  if (std::none_of(calls.begin(), calls.end(), [](const Call* c) { return c->evidence().available; })) {
+    not_measured("this emulator build traces no memory accesses (it was built without clang), so races and "
+                 "out-of-bounds accesses cannot be seen");
+    return;
+  }
   std::map<std::pair<std::string, std::string>, long long> seen;  // (kind, message) -> count
   std::vector<Finding> all;
   long long total = 0;
@@ -494,8 +535,35 @@ void judge_findings(const std::vector<const Call*>& calls) {
   for (std::size_t i = 0; i < all.size() && i < 5; ++i) ADD_FAILURE() << all[i].kind << ": " << all[i].message;
   if (all.size() > 5) ADD_FAILURE() << "... and " << all.size() - 5 << " more kinds of finding";
 #else
+  // A GPU's sanitizer watches the whole lab process, so the grader runs it (compute-sanitizer on
+  // the sanitizer checks, grader/src/gpu_sanitizer.cpp) and hands its findings to the judge.
   (void)calls;
-  not_measured("this back-end has no sanitizer in the grader yet");
+  const std::string& path = options().gpu_findings_path;
+  if (path.empty()) {
+    not_measured("the grader ran no GPU sanitizer for this check");
+    return;
+  }
+  std::ifstream in(path);
+  const json doc = json::parse(in, nullptr, false);
+  if (!doc.is_object()) {
+    not_measured("the GPU sanitizer's findings (" + path + ") cannot be read");
+    return;
+  }
+  if (doc.contains("not_measured")) {
+    not_measured(doc["not_measured"].get<std::string>());
+    return;
+  }
+  long long total = 0;
+  const json findings = doc.value("findings", json::array());
+  for (const auto& f : findings) total += std::max(1LL, f.value("count", 1LL));
+  grade::record(static_cast<double>(total), 0, "findings");
+  for (std::size_t i = 0; i < findings.size() && i < 5; ++i) {
+    const json& f = findings[i];
+    const long long n = f.value("count", 1LL);
+    ADD_FAILURE() << f.value("kind", std::string("finding")) << ": " << f.value("message", std::string())
+                  << (n > 1 ? " (" + std::to_string(n) + " times)" : "");
+  }
+  if (findings.size() > 5) ADD_FAILURE() << "... and " << findings.size() - 5 << " more kinds of finding";
 #endif
 }
 

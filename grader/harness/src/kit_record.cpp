@@ -97,6 +97,8 @@ void begin_check(const std::string& name) {
 
 int next_seq() { return g_seq++; }
 
+const std::string& current_check() { return g_check; }
+
 bool first_time(const std::string& key) { return g_said.insert(key).second; }
 
 void send(nlohmann::json event) {

@@ -23,6 +23,8 @@ bool load(const std::string& path, const std::string& runner_status, std::string
 
 /// Called by the harness when a check starts (resets the sequence number).
 void begin_check(const std::string& name);
+/// The check now running (its name).
+const std::string& current_check();
 /// Runner: sends an event (adds check and seq). Judge: ignored.
 void send(nlohmann::json event);
 /// Judge: the event the runner sent at this point of the running check, or nullptr (the

@@ -112,8 +112,8 @@ TEST(correctness, fresh_inputs_every_call) {
   record(worst, 1.0, "error/tolerance");
 }
 
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-
+// Every back-end: the emulator's findings, or on a GPU those of its sanitizer, which the grader
+// runs around these calls (compute-sanitizer on cuda).
 TEST(sanitizer, no_memory_errors_or_races) {
   std::vector<std::unique_ptr<kit::Call>> calls;
   for (int n : {1, 33, 257, random_size(100, 400)}) {
@@ -124,6 +124,8 @@ TEST(sanitizer, no_memory_errors_or_races) {
   for (const auto& c : calls) all.push_back(c.get());
   kit::judge_findings(all);
 }
+
+#if defined(GPULAB_BUILD_BACKEND_EMU)
 
 TEST(performance, coalesced_global_loads) {
   // All global loads of the call, against the least the result needs: every float of the matrix

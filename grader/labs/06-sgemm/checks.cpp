@@ -132,8 +132,8 @@ TEST(correctness, beta_zero_does_not_read_c) {
   check_problems({{64, 64, 64, 1.0f, 0.0f}, {70, 90, 40, -1.0f, 0.0f}});
 }
 
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-
+// Every back-end: the emulator's findings, or on a GPU those of its sanitizer, which the grader
+// runs around these calls (compute-sanitizer on cuda).
 TEST(sanitizer, no_memory_errors_or_races) {
   auto gen = rng();
   std::vector<std::unique_ptr<kit::Call>> calls;
@@ -145,6 +145,8 @@ TEST(sanitizer, no_memory_errors_or_races) {
   for (const auto& c : calls) all.push_back(c.get());
   kit::judge_findings(all);
 }
+
+#if defined(GPULAB_BUILD_BACKEND_EMU)
 
 TEST(performance, memory_traffic_per_fma) {
   // All global loads of the call count (not one line), and the measured call's C is checked: a

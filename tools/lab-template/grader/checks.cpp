@@ -58,8 +58,7 @@ TEST(correctness, tiny_sizes) { check_sizes({1, 2, 3, 31, 33}); }
 
 TEST(correctness, block_size_boundaries) { check_sizes({255, 256, 257, 1023, 1025, 4099}); }
 
-#if defined(GPULAB_BUILD_BACKEND_EMU)
-
+// Every back-end: the emulator's findings, or a GPU's sanitizer's (run by the grader).
 TEST(sanitizer, no_memory_errors_or_races) {
   std::vector<std::unique_ptr<kit::Call>> calls;
   for (int n : {1, 257, 1000}) {
@@ -68,6 +67,8 @@ TEST(sanitizer, no_memory_errors_or_races) {
   }
   kit::judge_findings({calls[0].get(), calls[1].get(), calls[2].get()});
 }
+
+#if defined(GPULAB_BUILD_BACKEND_EMU)
 
 TEST(performance, coalesced_global_loads) {
   const int n = static_cast<int>(rubric().number("performance.emu", "size"));

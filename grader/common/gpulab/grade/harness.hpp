@@ -28,6 +28,7 @@ struct Options {
   int channel_fd = -1;           ///< runner: where the record goes (gpulab/grade/kit.hpp)
   std::string replay_path;       ///< judge: the runner's record
   std::string runner_status;     ///< judge: how the runner ended
+  std::string gpu_findings_path; ///< judge on a GPU back-end: the GPU sanitizer's findings (JSON)
 };
 const Options& options();
 const Rubric& rubric();

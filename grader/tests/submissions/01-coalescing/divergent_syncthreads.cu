@@ -1,6 +1,9 @@
 // __syncthreads inside a branch only some threads take: undefined on a GPU, a fault on the emulator.
 // expect[emu]: lab fail
 // expect[emu]: correctness fail "divergent"
+// The H200 survives it and compute-sanitizer reports nothing: the emulator run of a GPU grade finds it.
+// expect[cuda]: lab fail
+// expect[cuda]: portability fail "divergent"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

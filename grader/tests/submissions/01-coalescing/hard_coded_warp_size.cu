@@ -1,6 +1,9 @@
 // Assumes 32 lanes: a 0xffffffff mask, offsets from 16 and `% 32`. Right on NVIDIA, wrong at 64.
 // expect[emu]: lab fail
 // expect[emu]: correctness fail "warp 64"
+// expect[cuda]: lab fail
+// expect[cuda]: correctness pass
+// expect[cuda]: portability fail "warp size 64"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

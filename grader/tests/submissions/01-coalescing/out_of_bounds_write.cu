@@ -2,6 +2,8 @@
 // expect: lab fail
 // expect: correctness fail "past its last element"
 // expect[emu]: sanitizer fail "out-of-bounds"
+// expect[cuda]: sanitizer fail "out-of-bounds"
+// expect[cuda]: sanitizer fail "out_of_bounds_write.cu:"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

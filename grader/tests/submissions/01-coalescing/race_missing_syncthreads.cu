@@ -1,6 +1,9 @@
 // A shared-memory tree reduction without the __syncthreads between its steps.
 // expect[emu]: lab fail
 // expect[emu]: sanitizer fail "race"
+// expect[cuda]: lab fail
+// expect[cuda]: sanitizer fail "race"
+// expect[cuda]: sanitizer fail "race_missing_syncthreads.cu:"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

@@ -2,6 +2,8 @@
 // elements other threads have not written yet. The emulator's sanitizer reports the race.
 // expect[emu]: lab fail
 // expect[emu]: sanitizer fail "race"
+// expect[cuda]: lab fail
+// expect[cuda]: sanitizer fail "race"
 #include "gpulab/gpu.hpp"
 #include "sgemm.hpp"
 
