@@ -5,7 +5,8 @@
 #   labs/NN-name/           README.md, NAME.hpp (the contract), NAME.cu (the stub)
 #   solutions/NN-name/      NAME.cu (the reference)
 #   grader/labs/NN-name/    CMakeLists.txt, checks.cpp, rubric.ini
-#   grader/tests/submissions/NN-name/   solution.expect, student.expect
+#   grader/tests/submissions/NN-name/   solution.expect, student.expect, stub/NAME.cu (a copy of
+#                                       the stub as shipped: the one the verdict suite grades)
 # NAME is the part after NN- with '-' turned into '_' (the contract function's name).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,6 +43,7 @@ put grader/checks.cpp "grader/labs/$lab/checks.cpp"
 put grader/rubric.ini "grader/labs/$lab/rubric.ini"
 put submissions/solution.expect "grader/tests/submissions/$lab/solution.expect"
 put submissions/student.expect "grader/tests/submissions/$lab/student.expect"
+put lab/stub.cu "grader/tests/submissions/$lab/stub/$func.cu"
 
 # One row in the README's lab table, after the last row (kept in lab order).
 readme="$root/README.md"

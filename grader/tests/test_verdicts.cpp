@@ -4,9 +4,11 @@
 //   // expect: performance pass
 //   // expect[emu]: sanitizer fail "race"        (only on that back-end)
 //   // expect: lab pass
+//   // expect: correctness.tile_multiples pass    (one check, at every warp size)
 //   // options: --timeout 10                      (extra grader options for this file)
 // `fail` means at least one check of that kind failed (and, with a substring, that one failing
-// check of that kind says it); `pass` means every check of that kind passed.
+// check of that kind says it); `pass` means every check of that kind passed. A kind followed by
+// `.name` is that one check (named like the report's rows, without the " [warp N]" suffix).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "verdict_util.hpp"
 #include "xml_check.hpp"
 
 namespace fs = std::filesystem;
@@ -27,7 +30,7 @@ using nlohmann::json;
 namespace {
 
 struct Expectation {
-  std::string kind;  // correctness | performance | sanitizer | lab
+  std::string kind;  // correctness | performance | sanitizer | lab, or kind.check_name
   bool pass = false;
   std::string substring;
 };
@@ -52,7 +55,7 @@ std::string parse_options(std::istream& in) {
 
 std::vector<Expectation> parse_expectations(std::istream& in) {
   std::vector<Expectation> out;
-  const std::regex line_re(R"re(//\s*expect(\[(\w+)\])?:\s*(\w+)\s+(pass|fail)(\s+"([^"]*)")?)re");
+  const std::regex line_re(R"re(//\s*expect(\[(\w+)\])?:\s*(\w+(?:\.\w+)?)\s+(pass|fail)(\s+"([^"]*)")?)re");
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
@@ -106,9 +109,18 @@ class Verdict : public ::testing::TestWithParam<Case> {};
 TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
   const Case& c = GetParam();
   if (c.expect.empty()) GTEST_SKIP() << c.file << " states no verdict for the " << GPULAB_BACKEND_NAME << " back-end";
-  // A `.expect` file grades the repository's own implementation named by its stem.
+  // A `.expect` file grades the repository's own implementation named by its stem: the reference
+  // (solutions/), or the stub as shipped (student.expect grades the copy in <lab>/stub/, never
+  // labs/<lab>/, which the student edits: the suite must not depend on the student's progress).
   const std::string stem = c.file.stem().string();
-  std::string what = c.file.extension() == ".expect" ? "--impl " + stem : "--submission '" + c.file.string() + "'";
+  std::string what = "--submission '" + c.file.string() + "'";
+  if (c.file.extension() == ".expect" && stem == "student") {
+    const fs::path stub = c.file.parent_path() / "stub";
+    ASSERT_TRUE(fs::is_directory(stub)) << stub << " is missing: it holds a copy of the lab's stub as shipped";
+    what = "--submission '" + stub.string() + "'";
+  } else if (c.file.extension() == ".expect") {
+    what = "--impl " + stem;
+  }
   const std::string out =
       (fs::temp_directory_path() / ("gpulab-verdict-" + std::to_string(::getpid()) + ".json")).string();
   std::remove(out.c_str());
@@ -132,7 +144,7 @@ TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
     }
     bool any = false, all_pass = true, said = e.substring.empty();
     for (auto& ch : checks) {
-      if (ch["kind"] != e.kind) continue;
+      if (!verdict::is_of(ch, e.kind)) continue;
       any = true;
       const bool passed = ch.value("passed", false);
       all_pass = all_pass && passed;
@@ -187,6 +199,33 @@ json checks_of(json report) {
 }
 
 }  // namespace
+
+// The copies of the stubs that student.expect grades are the stubs of labs/ as shipped. Once a
+// student works on a lab its file differs, and that is not the grader's fault: the comparison is
+// then skipped (a course maintainer who changes a stub copies it to submissions/<lab>/stub/).
+TEST(Stubs, TheGradedCopiesAreTheLabsStubs) {
+  std::vector<std::string> edited;
+  int copies = 0;
+  for (const auto& lab : fs::directory_iterator(GPULAB_SUBMISSIONS_DIR)) {
+    if (!fs::is_directory(lab.path() / "stub")) {
+      if (fs::exists(lab.path() / "student.expect")) ADD_FAILURE() << lab.path() / "stub" << " is missing";
+      continue;
+    }
+    for (const auto& f : fs::directory_iterator(lab.path() / "stub")) {
+      const fs::path shipped = fs::path(GPULAB_SOURCE_DIR) / "labs" / lab.path().filename() / f.path().filename();
+      ++copies;
+      if (!fs::is_regular_file(shipped)) ADD_FAILURE() << f.path() << " is not a file of " << shipped.parent_path();
+      else if (read(f.path().string()) != read(shipped.string())) edited.push_back(shipped.string());
+    }
+  }
+  EXPECT_GE(copies, 2);
+  if (!edited.empty()) {
+    std::string list;
+    for (const auto& e : edited) list += "\n  " + e;
+    GTEST_SKIP() << "these files differ from the stubs the verdict suite grades (grader/tests/submissions/<lab>/stub/),"
+                    " as they do once you work on a lab:" << list;
+  }
+}
 
 TEST(Grader, GradesADirectoryLaidOutLikeTheRepository) {
   const fs::path dir = fs::temp_directory_path() / ("gpulab-handin-" + std::to_string(::getpid()));

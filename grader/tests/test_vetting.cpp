@@ -107,9 +107,11 @@ class Includes : public Vetting {
 };
 
 TEST_F(Includes, TheLabsFilesAndGpulabHeadersPass) {
-  EXPECT_EQ(check(depfile(read(kSource + "/labs/01-coalescing/row_sum.cu"))), "");
+  // The stubs as shipped (the copies the verdict suite grades), not labs/, which the student edits.
+  const std::string stubs = kSource + "/grader/tests/submissions";
+  EXPECT_EQ(check(depfile(read(stubs + "/01-coalescing/stub/row_sum.cu"))), "");
   EXPECT_EQ(check(depfile(read(kSource + "/solutions/01-coalescing/row_sum.cu"))), "");
-  EXPECT_EQ(check(depfile(read(kSource + "/labs/06-sgemm/sgemm.cu"), "06-sgemm"), {}, "06-sgemm", "sgemm.hpp"), "");
+  EXPECT_EQ(check(depfile(read(stubs + "/06-sgemm/stub/sgemm.cu"), "06-sgemm"), {}, "06-sgemm", "sgemm.hpp"), "");
   EXPECT_EQ(check(depfile("#include <cstdio>\n#include <vector>\n#include \"gpulab/host.hpp\"\n")), "");
 }
 
@@ -204,7 +206,9 @@ TEST(VettingRealObjects, KnownSubmissionsPassExceptTheOnesThatCheat) {
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   for (const auto& e : fs::recursive_directory_iterator(kSource + "/grader/tests/submissions")) {
     if (e.path().extension() != ".cu" || e.path().stem() == "does_not_compile") continue;
-    const std::string lab = e.path().parent_path().filename().string(), obj = std::string(tmpl) + "/x.o";
+    // submissions/<lab>/file.cu, or submissions/<lab>/stub/file.cu (the stub as shipped)
+    const std::string lab = fs::relative(e.path(), kSource + "/grader/tests/submissions").begin()->string(),
+                      obj = std::string(tmpl) + "/x.o";
     const ProcessResult p = run_process(
         {GPULAB_TEST_CXX, "-x", "c++", "-std=c++17", "-O2", "-g", "-fsanitize-coverage=func,trace-loads,trace-stores",
          "-I" + kSource + "/common/include", "-I" + kSource + "/common/emu/include", "-I" + kSource + "/labs/" + lab,

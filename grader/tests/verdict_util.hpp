@@ -6,6 +6,7 @@
 //   // expect: performance pass
 //   // expect[emu]: sanitizer fail "race"        (only on that back-end)
 //   // expect: lab pass
+//   // expect: correctness.tile_multiples pass      (one check by name, at every warp size)
 //   // expect: exit 2 "substring of the grader's output"   (the grader's exit status)
 //   // options: --timeout 10                       (extra grader options)
 //   // defence: symbols,sandbox                    (adversarial suite: what stops it; "none": a
@@ -13,7 +14,8 @@
 //   // defence[cuda]: none                         (that back-end's own, e.g. where the GPU itself
 //                                                   stops the cheat: a segfault, not a finding)
 // `fail` means at least one check of that kind failed (and, with a substring, that one failing
-// check of that kind says it); `pass` means every check of that kind passed.
+// check of that kind says it); `pass` means every check of that kind passed. A kind followed by
+// `.name` is that one check (the report's row name without its " [warp N]" suffix).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -54,7 +56,7 @@ inline std::string read(const fs::path& path) {
 
 inline Stated parse(const std::string& text, const std::string& backend) {
   Stated s;
-  const std::regex expect_re(R"re(//\s*expect(\[(\w+)\])?:\s*(\w+)\s+(pass|fail|\d+)(\s+"([^"]*)")?)re");
+  const std::regex expect_re(R"re(//\s*expect(\[(\w+)\])?:\s*(\w+(?:\.\w+)?)\s+(pass|fail|\d+)(\s+"([^"]*)")?)re");
   const std::regex options_re(R"re(//\s*options:\s*(.*))re");
   const std::regex defence_re(R"re(//\s*defence(\[(\w+)\])?:\s*([\w,-]+))re");
   bool defence_for_backend = false;  // `defence[cuda]: ...` wins over `defence: ...`
@@ -83,6 +85,16 @@ inline Stated parse(const std::string& text, const std::string& backend) {
     }
   }
   return s;
+}
+
+/// Whether a report's check is what an expectation names: a kind ("correctness"), or one check
+/// ("correctness.tile_multiples": the row "correctness.tile_multiples [warp 32]" and the like).
+inline bool is_of(const nlohmann::json& check, const std::string& kind_or_check) {
+  const auto dot = kind_or_check.find('.');
+  if (dot == std::string::npos) return check.value("kind", "") == kind_or_check;
+  if (check.value("kind", "") != kind_or_check.substr(0, dot)) return false;
+  const std::string name = check.value("name", "");
+  return name == kind_or_check || name.rfind(kind_or_check + " ", 0) == 0;
 }
 
 struct Outcome {
@@ -126,7 +138,7 @@ inline std::string unmet(const Outcome& o, const std::vector<Expectation>& expec
     }
     bool any = false, all_pass = true, said = e.substring.empty();
     for (const auto& c : lab.value("checks", nlohmann::json::array())) {
-      if (c.value("kind", "") != e.kind) continue;
+      if (!is_of(c, e.kind)) continue;
       any = true;
       const bool passed = c.value("passed", false);
       all_pass = all_pass && passed;

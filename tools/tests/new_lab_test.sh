@@ -18,7 +18,8 @@ if [[ -n "$unexpected" ]]; then echo "new-lab touched files outside the lab: $un
 for f in labs/42-vector-scale/README.md labs/42-vector-scale/vector_scale.hpp labs/42-vector-scale/vector_scale.cu \
          solutions/42-vector-scale/vector_scale.cu grader/labs/42-vector-scale/checks.cpp \
          grader/labs/42-vector-scale/rubric.ini grader/labs/42-vector-scale/CMakeLists.txt \
-         grader/tests/submissions/42-vector-scale/solution.expect grader/tests/submissions/42-vector-scale/student.expect; do
+         grader/tests/submissions/42-vector-scale/solution.expect grader/tests/submissions/42-vector-scale/student.expect \
+         grader/tests/submissions/42-vector-scale/stub/vector_scale.cu; do
   [[ -f "$f" ]] || { echo "new-lab did not create $f"; exit 1; }
 done
 grep -q '^| \[42-vector-scale\](labs/42-vector-scale/README.md) | Vector scale |' README.md || { echo "no README row"; exit 1; }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -65,13 +66,77 @@ void reference(const Problem& p, const std::vector<float>& a, const std::vector<
     }
 }
 
+/// What C holds before a call with beta == 0, where C is output only.
+enum class Poison {
+  // A finite value far from any result (|alpha A B| <= 2 K <= 800 here): a kernel that computes
+  // beta * C anyway gets 0 * C = 0, so only beta_zero_does_not_read_c judges that contract detail,
+  // and an element that still holds it was not written.
+  finite,
+  // NaN: any read of C, even multiplied by 0, shows in the result (beta_zero_does_not_read_c).
+  nan,
+};
+constexpr float kUnwrittenC = -1.0e30f;
+constexpr const char* kUnwrittenText = "-1e30";
+
+bool is_unwritten(float x) {
+  std::uint32_t a, b;
+  std::memcpy(&a, &x, sizeof a);
+  std::memcpy(&b, &kUnwrittenC, sizeof b);
+  return a == b;
+}
+
+std::string element_of(const Problem& p, std::size_t ij) {
+  return "C[" + std::to_string(ij / p.N) + "][" + std::to_string(ij % p.N) + "] of " + describe(p);
+}
+
+/// Compares C with the double-precision reference: elements left at kUnwrittenC are reported as
+/// not written, the others as wrong. Returns max error / tolerance.
+double compare_c(const Problem& p, const std::vector<float>& got, const std::vector<double>& ref,
+                 const std::vector<double>& tol, Poison poison) {
+  const std::size_t mn = ref.size();
+  std::vector<std::size_t> written;
+  std::size_t unwritten = 0, first_unwritten = 0;
+  written.reserve(mn);
+  for (std::size_t ij = 0; ij < mn; ++ij) {
+    if (p.beta == 0 && poison == Poison::finite && is_unwritten(got[ij])) {
+      if (unwritten++ == 0) first_unwritten = ij;
+    } else {
+      written.push_back(ij);
+    }
+  }
+  if (unwritten)
+    ADD_FAILURE() << unwritten << " of " << mn << " elements of C were not written; first: "
+                  << element_of(p, first_unwritten) << " still holds " << kUnwrittenText
+                  << ", the value C held before the call (beta == 0: C is output only)"
+                  << "\n  hint: every element of C must be stored, also in the partial tiles at the right and bottom"
+                     " edges when M or N is not a multiple of the tile size";
+  std::vector<float> got_w(written.size());
+  std::vector<double> ref_w(written.size()), tol_w(written.size());
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    got_w[k] = got[written[k]];
+    ref_w[k] = ref[written[k]];
+    tol_w[k] = tol[written[k]];
+  }
+  const Comparison c = compare_all(got_w, ref_w, tol_w, [&](std::size_t k) { return element_of(p, written[k]); });
+  if (!c.ok)
+    ADD_FAILURE() << c.bad << " of " << mn << " elements are wrong; first: " << c.first_message
+                  << (poison == Poison::nan && c.first_message.find("NaN") != std::string::npos
+                          ? "\n  hint: C started as NaN in this check (beta == 0): the kernel read the old C, or left"
+                            " elements unwritten. With beta == 0, C must not be read: 0 * NaN is NaN (the other checks"
+                            " start C with a finite value, so only this one shows a read)"
+                          : "");
+  return unwritten ? INFINITY : c.worst_ratio;
+}
+
 /// Runs the implementation (through the lab kit) on fresh random inputs and compares every
-/// element of C with the double-precision reference. With beta = 0, C starts as NaN: an
-/// implementation that reads it fails. Returns max error / tolerance.
-double check_problem(kit::Call& call, const Problem& p, std::mt19937_64& gen, bool compare = true) {
+/// element of C with the double-precision reference. With beta = 0, C starts as `poison`.
+/// Returns max error / tolerance.
+double check_problem(kit::Call& call, const Problem& p, std::mt19937_64& gen, bool compare = true,
+                     Poison poison = Poison::finite) {
   const std::size_t mk = 1ull * p.M * p.K, kn = 1ull * p.K * p.N, mn = 1ull * p.M * p.N;
   const std::vector<float> a = random_values(mk, gen), b = random_values(kn, gen);
-  const std::vector<float> c0 = p.beta == 0 ? std::vector<float>(mn, NAN) : random_values(mn, gen);
+  const float start = poison == Poison::nan ? NAN : kUnwrittenC;
+  const std::vector<float> c0 = p.beta == 0 ? std::vector<float>(mn, start) : random_values(mn, gen);
   const float* d_a = call.input(a, "A");
   const float* d_b = call.input(b, "B");
   float* d_c = call.output<float>(mn, "C", &c0);
@@ -79,23 +144,15 @@ double check_problem(kit::Call& call, const Problem& p, std::mt19937_64& gen, bo
   if (!compare) return 0;
   std::vector<double> ref, tol;
   reference(p, a, b, c0, ref, tol);
-  const Comparison c = compare_all(call.result(d_c), ref, tol, [&](std::size_t ij) {
-    return "C[" + std::to_string(ij / p.N) + "][" + std::to_string(ij % p.N) + "] of " + describe(p);
-  });
-  if (!c.ok)
-    ADD_FAILURE() << c.bad << " of " << mn << " elements are wrong; first: " << c.first_message
-                  << (p.beta == 0 && c.first_message.find("NaN") != std::string::npos
-                          ? "\n  hint: with beta == 0 the old C must not be read (0 * NaN is NaN)"
-                          : "");
-  return c.worst_ratio;
+  return compare_c(p, call.result(d_c), ref, tol, poison);
 }
 
-void check_problems(const std::vector<Problem>& problems) {
+void check_problems(const std::vector<Problem>& problems, Poison poison = Poison::finite) {
   auto gen = rng();
   double worst = 0;
   for (const auto& p : problems) {
     kit::Call call("sgemm " + describe(p));
-    worst = std::max(worst, check_problem(call, p, gen));
+    worst = std::max(worst, check_problem(call, p, gen, true, poison));
   }
   record(worst, 1.0, "error/tolerance");
 }
@@ -128,8 +185,10 @@ TEST(correctness, random_sizes_alpha_beta) {
 }
 
 TEST(correctness, beta_zero_does_not_read_c) {
-  // C starts as NaN: any read of it (even multiplied by 0) poisons the result.
-  check_problems({{64, 64, 64, 1.0f, 0.0f}, {70, 90, 40, -1.0f, 0.0f}});
+  // The contract's "beta == 0: C is output only" on its own: C starts as NaN, so any read of it
+  // (even multiplied by 0) poisons the result. The other checks start C with a finite value, so
+  // a kernel that computes beta * C loses this check only.
+  check_problems({{64, 64, 64, 1.0f, 0.0f}, {70, 90, 40, -1.0f, 0.0f}}, Poison::nan);
 }
 
 // Every back-end: the emulator's findings, or on a GPU those of its sanitizer, which the grader
@@ -242,7 +301,9 @@ TEST(performance, fraction_of_vendor_library) {
   kit::Call call("sgemm " + describe({n, n, n, 1.0f, 0.0f}) + ", timed inputs");
   const float* d_a = call.input(a0, "A");
   const float* d_b = call.input(b0, "B");
-  float* d_c = call.output<float>(nn, "C");
+  // beta == 0: C starts finite (reading it is beta_zero_does_not_read_c's business, not this check's).
+  const std::vector<float> c0(nn, kUnwrittenC);
+  float* d_c = call.output<float>(nn, "C", &c0);
   if (!call.run([&] { sgemm(n, n, n, 1.0f, d_a, d_b, 0.0f, d_c); })) return;
   const std::vector<float> theirs = kit::measured_floats("vendor result", [&] {
     lab06::vendor_sgemm(n, n, n, 1.0f, A0, B0, 0.0f, C_vendor);
@@ -254,11 +315,17 @@ TEST(performance, fraction_of_vendor_library) {
   if (defence_enabled("timed-outputs")) {
     const std::vector<float> got = call.result(d_c);
     const double bound = 2 * gamma_bound(n) * n;
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < nn && theirs.size() == nn; ++i)
-      if (!(std::fabs(static_cast<double>(got[i]) - theirs[i]) <= bound)) ++bad;
-    if (bad || theirs.size() != nn) {
-      ADD_FAILURE() << bad << " elements of the timed " << n << "^3 product differ from " << lab06::vendor_name();
+    std::size_t bad = 0, unwritten = 0;
+    for (std::size_t i = 0; i < nn && theirs.size() == nn; ++i) {
+      if (is_unwritten(got[i])) ++unwritten;
+      else if (!(std::fabs(static_cast<double>(got[i]) - theirs[i]) <= bound)) ++bad;
+    }
+    if (bad || unwritten || theirs.size() != nn) {
+      ADD_FAILURE() << bad + unwritten << " elements of the timed " << n << "^3 product differ from "
+                    << lab06::vendor_name()
+                    << (unwritten ? " (" + std::to_string(unwritten) + " of them were not written: they still hold " +
+                                        kUnwrittenText + ", the value C held before the call)"
+                                  : std::string());
       return;
     }
   }
