@@ -14,10 +14,16 @@ if(GPULAB_BACKEND STREQUAL "emu")
   else()
     set(GPULAB_EMU_METRICS ON)
   endif()
-  find_package(Boost 1.71 QUIET COMPONENTS context)
-  if(NOT Boost_FOUND)
-    message(FATAL_ERROR
-      "The emulator needs Boost.Context.\n  Debian/Ubuntu: sudo apt-get install libboost-context-dev")
+  # Boost's own CMake package first (CMake 4 has no FindBoost module), else CMake's module.
+  # Without libboost_context the emulator's fibers use ucontext (common/emu/src/fiber_context.hpp).
+  option(GPULAB_EMU_UCONTEXT "emulator fibers over ucontext even where libboost_context is installed" OFF)
+  find_package(Boost 1.71 QUIET CONFIG COMPONENTS context)
+  if(NOT TARGET Boost::context AND CMAKE_VERSION VERSION_LESS 3.30)
+    find_package(Boost 1.71 QUIET MODULE COMPONENTS context)
+  endif()
+  if(NOT TARGET Boost::context)
+    message(STATUS "gpulab: libboost_context not found (Debian/Ubuntu: libboost-context-dev); "
+                   "the emulator's fibers will use ucontext, which is slower")
   endif()
 elseif(GPULAB_BACKEND STREQUAL "cuda")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")

@@ -1,7 +1,7 @@
 // Internal state of the emulator runtime, shared by its translation units. Not installed.
 #pragma once
 
-#include <boost/context/detail/fcontext.hpp>
+#include "fiber_context.hpp"
 
 #include <atomic>
 #include <cstddef>
@@ -13,8 +13,6 @@
 #include "gpulab/emu/kernel.hpp"
 
 namespace gpulab::emu::detail {
-
-namespace ctx = boost::context::detail;
 
 enum class State : std::uint8_t { runnable, at_barrier, at_warp, at_activemask, done };
 
