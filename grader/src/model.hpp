@@ -9,7 +9,7 @@ namespace gpulab::grade {
 
 struct Check {
   std::string name;
-  std::string kind;  ///< correctness | performance | sanitizer
+  std::string kind;  ///< correctness | performance | sanitizer | portability (GPU grades)
   bool passed = false;
   std::string value;      ///< number as text, empty when none
   std::string threshold;  ///< number as text, empty when none
