@@ -316,7 +316,13 @@ bool Call::run(const std::function<void()>& code_under_test) {
   for (const auto& f : r.value("findings", json::array()))
     s_->findings.push_back({f.value("kind", ""), f.value("message", ""), f.value("count", 0LL)});
   if (!r["error"].is_null()) {
-    ADD_FAILURE() << s_->what << " failed: " << r["error"].get<std::string>();
+    // The same fault at the same place (an emulator fault names its file:line first) is said once
+    // per check, however many calls meet it.
+    const std::string error = r["error"].get<std::string>();
+    const auto at = error.find("):\n  ");
+    const std::string place = at == std::string::npos ? error : error.substr(0, error.find(": ", at + 4));
+    if (record::first_time("error " + place)) ADD_FAILURE() << s_->what << " failed: " << error;
+    else ADD_FAILURE() << s_->what << " failed the same way";
     return false;
   }
   const auto& outs = r.value("outputs", json::array());
