@@ -46,7 +46,7 @@ const StaticRanges& static_ranges() {
   return r;
 }
 
-enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned, kHostAccess };
+enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned, kHostAccess, kSharedOutOfBounds };
 
 std::string ids(const Worker& w, const Thread& t) { return describe_thread(w, t); }
 
@@ -69,7 +69,28 @@ void report(Worker& w, int kind, std::uintptr_t ra, const std::string& detail) {
   f.block = w.block_id;
   f.detail = detail;
   f.count = 1;
+  f.launch_file = w.launch->file;
+  f.launch_line = w.launch->line;
   w.findings.push_back(std::move(f));
+}
+
+/// An access that must not happen (outside every device allocation or `__shared__` variable): a
+/// finding, and the block stops here, before the access, as a GPU kernel stops at an illegal
+/// address. The scheduler records the fault (kind, file:line, ids) and the process carries on.
+[[noreturn]] void stop_before_access(Worker& w, int kind, std::uintptr_t ra, const std::string& detail) {
+  report(w, kind, ra, detail);
+  w.stop_kind = kind;
+  w.stop_ra = ra;
+  w.stop_detail = detail;
+  stop_block();
+}
+
+std::string distance(std::uintptr_t d) {
+  return d < 10000 ? std::to_string(d) + (d == 1 ? " byte" : " bytes") : format_bytes(d) + " (" + std::to_string(d) + " bytes)";
+}
+std::string named(std::uintptr_t base) {
+  const std::string label = device_label(base);
+  return label.empty() ? "" : " (" + label + ")";
 }
 
 /// Describes where a non-device address lies relative to the nearest allocation.
@@ -78,25 +99,67 @@ std::string near_allocation(const Launch& L, std::uintptr_t a, unsigned size, bo
   const auto& v = L.allocations;
   auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(a, ~std::size_t{0}));
   std::ostringstream os;
-  if (it != v.begin()) {
-    const auto& prev = *std::prev(it);
-    const std::uintptr_t end = prev.first + prev.second;
-    if (a >= end && a - end < (1u << 20)) {
-      past_end = true;
-      os << size << " bytes at " << (a - end) << " bytes past the end of a " << prev.second
-         << "-byte device allocation (element " << (a - prev.first) / size << " of an array of "
-         << prev.second / size << ")";
-      return os.str();
-    }
-  }
-  if (it != v.end() && it->first > a && it->first - a < (1u << 20)) {
+  // The nearest allocation on either side, and how far the access is from it.
+  const std::pair<std::uintptr_t, std::size_t>* before = it != v.begin() ? &*std::prev(it) : nullptr;
+  const std::pair<std::uintptr_t, std::size_t>* after = it != v.end() ? &*it : nullptr;
+  const std::uintptr_t gap_before = before && a >= before->first + before->second ? a - (before->first + before->second) : ~std::uintptr_t{0};
+  const std::uintptr_t gap_after = after && after->first > a ? after->first - a : ~std::uintptr_t{0};
+  if (before && gap_before <= gap_after && gap_before < (1u << 20)) {
     past_end = true;
-    os << size << " bytes at " << (it->first - a) << " bytes before the start of a " << it->second
-       << "-byte device allocation (a negative index)";
+    os << size << " bytes at " << distance(gap_before) << " past the end of a " << before->second
+       << "-byte device allocation" << named(before->first) << " (element " << (a - before->first) / size
+       << " of an array of " << before->second / size << ")";
+    return os.str();
+  }
+  if (after && gap_after < (1u << 20)) {
+    past_end = true;
+    os << size << " bytes at " << distance(gap_after) << " before the start of a " << after->second
+       << "-byte device allocation" << named(after->first) << " (a negative index)";
     return os.str();
   }
   os << size << " bytes at address 0x" << std::hex << a << std::dec
-     << ", which is not device memory (a host pointer, or an index far out of range)";
+     << ", which is not device memory (a wild or host pointer, or an index far out of range)";
+  if (before && gap_before <= gap_after)
+    os << "; the nearest device allocation" << named(before->first) << ", " << before->second << " bytes, ends "
+       << distance(gap_before) << " before it";
+  else if (after && gap_after != ~std::uintptr_t{0})
+    os << "; the nearest device allocation" << named(after->first) << ", " << after->second << " bytes, starts "
+       << distance(gap_after) << " after it";
+  else
+    os << "; no device memory is allocated";
+  return os.str();
+}
+
+/// Static `__shared__` memory: the variable holding [a, a+size), or a description of where an
+/// access outside every variable lies (empty when it is inside one, or when the executable has no
+/// symbol table to say where its variables are).
+std::string outside_shared_variables(const Worker& w, std::uintptr_t a, unsigned size) {
+  const auto& vars = shared_variables();
+  if (vars.empty()) return {};
+  const std::uintptr_t begin = w.static_shared_begin;
+  const SharedVariable* near = nullptr;
+  std::uintptr_t best = ~std::uintptr_t{0};
+  bool past = false;
+  for (const SharedVariable& v : vars) {
+    const std::uintptr_t b = begin + v.offset, e = b + v.size;
+    if (a >= b && a + size <= e) return {};
+    const std::uintptr_t d = a >= e ? a - e : a + size <= b ? b - a : 0;
+    if (d < best || (d == best && a >= e)) {
+      best = d;
+      near = &v;
+      past = a >= b;
+    }
+  }
+  std::ostringstream os;
+  const std::uintptr_t b = begin + near->offset;
+  if (past && a >= b + near->size)
+    os << size << " bytes at " << distance(a - (b + near->size)) << " past the end of the " << near->size
+       << "-byte __shared__ array '" << near->name << "' (element " << (a - b) / size << " of " << near->size / size << ")";
+  else if (!past)
+    os << size << " bytes at " << distance(b - a) << " before the start of the " << near->size << "-byte __shared__ array '"
+       << near->name << "' (a negative index)";
+  else
+    os << size << " bytes that straddle the end of the " << near->size << "-byte __shared__ array '" << near->name << "'";
   return os.str();
 }
 
@@ -235,14 +298,19 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     report(*w, kMisaligned, ra,
            ids(*w, t) + (store ? " writes " : " reads ") + std::to_string(size) + " bytes at an address " +
                std::to_string(a % size) + " bytes past a multiple of " + std::to_string(size));
+  const char* verb = store ? " writes " : " reads ";
   // Shared memory: the executable's static TLS block, or this launch's dynamic shared memory.
   if (a >= w->static_shared_begin && a < w->static_shared_end) {
-    if (g_sanitizer && !(flags & kAtomic)) check_shared(*w, t, a, size, store, ra, w->static_shared_begin, 0);
+    if (g_sanitizer) {
+      const std::string outside = outside_shared_variables(*w, a, size);
+      if (!outside.empty()) stop_before_access(*w, kSharedOutOfBounds, ra, ids(*w, t) + verb + outside);
+      if (!(flags & kAtomic)) check_shared(*w, t, a, size, store, ra, w->static_shared_begin, 0);
+    }
     record(*w, t, a, size, flags | kShared, ra);
     return;
   }
   const auto dyn = reinterpret_cast<std::uintptr_t>(w->dynamic_shared);
-  if (L.dynamic_shared && a >= dyn && a < dyn + L.dynamic_shared) {
+  if (L.dynamic_shared && a >= dyn && a + size <= dyn + L.dynamic_shared) {
     if (g_sanitizer && !(flags & kAtomic))
       check_shared(*w, t, a, size, store, ra, dyn, (w->static_shared_end - w->static_shared_begin + 3) / 4);
     record(*w, t, a, size, flags | kShared, ra);
@@ -259,15 +327,33 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   const auto lo = reinterpret_cast<std::uintptr_t>(s.base);
   if (a >= lo && a < lo + s.size) return;
   const auto bi = reinterpret_cast<std::uintptr_t>(&builtins);
-  if (a >= bi && a < bi + sizeof(Builtins)) return;
+  if (a >= bi && a < bi + sizeof(Builtins) && !store) return;
   const auto cl = reinterpret_cast<std::uintptr_t>(L.closure);
   if (a >= cl && a < cl + L.closure_bytes) return;
   if (static_ranges().contains(a)) return;
   if (!g_sanitizer) return;
+  // Every other access is stopped before it happens: on a GPU it reads or writes what it should
+  // not, or faults. Near the block's shared memory it overruns a `__shared__` array (or the
+  // launch's dynamic shared memory); elsewhere it misses the device allocations.
+  constexpr std::uintptr_t kNear = 64 * 1024;
+  const std::uintptr_t ssb = w->static_shared_begin, sse = w->static_shared_end;
+  if (sse > ssb && a + kNear >= ssb && a < sse + kNear) {
+    std::string outside = outside_shared_variables(*w, a, size);
+    if (outside.empty())
+      outside = std::to_string(size) + " bytes at " +
+                (a >= sse ? distance(a - sse) + " past the end" : distance(ssb - a) + " before the start") + " of the " +
+                std::to_string(sse - ssb) + "-byte static shared memory of the block";
+    stop_before_access(*w, kSharedOutOfBounds, ra, ids(*w, t) + verb + outside);
+  }
+  if (a + kDynamicSharedPad >= dyn && a < dyn + L.dynamic_shared + kDynamicSharedPad)
+    stop_before_access(*w, kSharedOutOfBounds, ra,
+                       ids(*w, t) + verb + std::to_string(size) + " bytes at " +
+                           (a >= dyn ? distance(a + size - (dyn + L.dynamic_shared)) + " past the end"
+                                     : distance(dyn - a) + " before the start") +
+                           " of the launch's " + std::to_string(L.dynamic_shared) + "-byte dynamic shared memory");
   bool past_end = false;
   const std::string where_ = near_allocation(L, a, size, past_end);
-  report(*w, past_end ? kOutOfBounds : kNotDevice, ra,
-         ids(*w, t) + (store ? " writes " : " reads ") + where_);
+  stop_before_access(*w, past_end ? kOutOfBounds : kNotDevice, ra, ids(*w, t) + verb + where_);
 }
 
 }  // namespace
@@ -304,6 +390,7 @@ const char* finding_kind_name(int kind) {
     case kUninitShared: return "uninitialized-shared";
     case kMisaligned: return "misaligned";
     case kHostAccess: return "host-access";
+    case kSharedOutOfBounds: return "shared-out-of-bounds";
     default: return "finding";
   }
 }
@@ -311,7 +398,8 @@ const char* finding_kind_name(int kind) {
 const char* finding_hint(int kind) {
   switch (kind) {
     case kOutOfBounds: return "guard the access with the array's bound (if (i < n)); on a GPU it reads garbage or faults";
-    case kNotDevice: return "kernels can only use device memory: pass a pointer from gpulab::DeviceBuffer / device_malloc";
+    case kNotDevice: return "the pointer does not point into device memory: pass a pointer from gpulab::DeviceBuffer / device_malloc, and check the index computed from it";
+    case kSharedOutOfBounds: return "index a __shared__ array only within its declared size: check the loop bound and the block size the array assumes (blockDim.x may exceed it); on a GPU this overwrites other shared variables or faults";
     case kRaceWriteWrite:
     case kRaceWriteRead:
     case kRaceReadWrite: return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";

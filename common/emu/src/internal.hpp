@@ -75,6 +75,8 @@ struct FindingRecord {
   unsigned long long block = 0;
   std::string detail;  ///< thread and block ids, the address, the other thread
   long long count = 0;
+  const char* launch_file = nullptr;  ///< the launch, named when the access's line is unknown
+  int launch_line = 0;
 };
 
 /// One device allocation's kernel-access bitmaps while a watch is active (watch.cpp): bit i of
@@ -118,6 +120,10 @@ struct Launch {
   std::vector<WatchBits*> watch_bits;
 };
 
+/// Bytes reserved on each side of a worker's dynamic shared memory: an access there is an overrun
+/// of it (and never lands on someone else's data).
+constexpr std::size_t kDynamicSharedPad = 16 * 1024;
+
 /// Everything one worker OS thread needs while it runs a block.
 struct Worker {
   int id = 0;
@@ -154,12 +160,20 @@ struct Worker {
   std::uintptr_t last_address = 0;
   unsigned last_size = 0;
   long long dropped = 0;       ///< accesses not kept (over the per-block limit)
+  /// An access stopped before it happened (outside every allocation / `__shared__` variable):
+  /// its finding kind, instruction and description; the scheduler turns it into the fault.
+  int stop_kind = 0;
+  std::uintptr_t stop_ra = 0;
+  std::string stop_detail;
 };
 
 extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));
 
 /// Records a fault for the running block, then never returns to the faulting fiber.
 [[noreturn]] void fault(const std::string& kind, const std::string& message);
+/// Abandons the running block from inside a fiber (the fault is recorded by the scheduler, on its
+/// own stack: see Worker::stop_kind). Never returns.
+[[noreturn]] void stop_block();
 /// Records a fault found outside a fiber (e.g. a deadlock seen by the scheduler).
 void record_fault(const Launch& launch, unsigned long long block_id, const std::string& kind,
                   const std::string& message);
@@ -215,5 +229,19 @@ void shared_memory_range(std::uintptr_t& begin, std::uintptr_t& end);
 
 // The executable's static TLS block: where `__shared__` variables live (shared_memory.cpp).
 void poison_shared_memory(Worker& w);
+/// One `__shared__` variable: its offset in the executable's TLS block, size and name (from the
+/// executable's symbol table; empty when it has none, e.g. stripped).
+struct SharedVariable {
+  std::size_t offset = 0, size = 0;
+  std::string name;
+};
+/// Sorted by offset.
+const std::vector<SharedVariable>& shared_variables();
+
+// Sanitizer vocabulary (access.cpp).
+const char* finding_kind_name(int kind);
+const char* finding_hint(int kind);
+/// The label given to a device allocation (label_device_memory), or "" (watch.cpp).
+std::string device_label(std::uintptr_t base);
 
 }  // namespace gpulab::emu::detail

@@ -16,8 +16,6 @@
 #include "internal.hpp"
 
 namespace gpulab::emu::detail {
-const char* finding_kind_name(int kind);
-const char* finding_hint(int kind);
 void set_sanitizer_enabled(bool on);
 }  // namespace gpulab::emu::detail
 
@@ -193,12 +191,14 @@ namespace {
 struct Symbolizer {
   backtrace_state* state = backtrace_create_state(nullptr, 1, [](void*, const char*, int) {}, nullptr);
   std::map<std::uintptr_t, std::pair<std::string, int>> cache;
-  std::pair<std::string, int> lookup(std::uintptr_t ra) {
-    auto it = cache.find(ra);
-    if (it != cache.end()) return it->second;
+  static bool library(const std::string& file) {
+    return file.find("/gpulab/emu/") != std::string::npos || file.find("/include/c++/") != std::string::npos ||
+           file.find("/gpulab/launch.hpp") != std::string::npos;
+  }
+  std::vector<std::pair<std::string, int>> frames_at(std::uintptr_t pc) {
     std::vector<std::pair<std::string, int>> frames;
     backtrace_pcinfo(
-        state, ra - 1,
+        state, pc,
         [](void* d, std::uintptr_t, const char* file, int line, const char*) {
           if (!file) return 0;
           // DWARF 5 line tables may name the main file by its absolute path, relative to the
@@ -209,17 +209,32 @@ struct Symbolizer {
           return 0;
         },
         [](void*, const char*, int) {}, &frames);
-    std::pair<std::string, int> best{"<unknown>", 0};
-    for (const auto& f : frames) {
-      const bool library = f.first.find("/gpulab/emu/") != std::string::npos ||
-                           f.first.find("/include/c++/") != std::string::npos ||
-                           f.first.find("/gpulab/launch.hpp") != std::string::npos;
-      if (!library) {
-        best = f;
-        break;
-      }
+    return frames;
+  }
+  /// The innermost frame outside the emulator's headers that has a line; else any with a line.
+  static std::pair<std::string, int> best_of(const std::vector<std::pair<std::string, int>>& frames) {
+    for (const auto& f : frames)
+      if (!library(f.first) && f.second > 0) return f;
+    for (const auto& f : frames)
+      if (f.second > 0) return f;
+    return {"<unknown>", 0};
+  }
+  std::pair<std::string, int> lookup(std::uintptr_t ra) {
+    auto it = cache.find(ra);
+    if (it != cache.end()) return it->second;
+    std::pair<std::string, int> best = best_of(frames_at(ra - 1));
+    if (best.second == 0) {
+      // Code the compiler attributes to no line (line 0: merged or hoisted instructions): name the
+      // function it belongs to, by the line where that function starts.
+      std::uintptr_t start = 0;
+      backtrace_syminfo(
+          state, ra - 1,
+          [](void* d, std::uintptr_t, const char*, std::uintptr_t symval, std::uintptr_t) {
+            *static_cast<std::uintptr_t*>(d) = symval;
+          },
+          [](void*, const char*, int) {}, &start);
+      if (start) best = best_of(frames_at(start));
     }
-    if (best.second == 0 && !frames.empty()) best = frames.front();
     return cache[ra] = best;
   }
 };
@@ -267,8 +282,12 @@ std::vector<LineMetrics> metrics_by_line() {
   std::lock_guard<std::mutex> lock(g_mutex);
   std::map<std::tuple<unsigned long long, std::string, int, int>, LineMetrics> merged;
   for (const auto& [k, t] : g_totals) {
-    const auto [file, line] = symbolize(k.ra);
+    auto [file, line] = symbolize(k.ra);
     const std::string launch = std::string(k.launch_file ? k.launch_file : "?") + ":" + std::to_string(k.launch_line);
+    if (line <= 0 && k.launch_file) {  // no line known: the launch's, never a line-0 row
+      file = k.launch_file;
+      line = k.launch_line;
+    }
     LineMetrics& m = merged[{k.launch_id, file, line, k.flags}];
     m.launch_id = static_cast<long long>(k.launch_id);
     m.file = file;
@@ -330,7 +349,11 @@ std::vector<Finding> findings() {
   std::map<std::tuple<int, std::string, int>, std::size_t> index;
   std::vector<const FindingRecord*> first;
   for (const auto& f : sorted) {
-    const auto [file, line] = symbolize(f.ra);
+    auto [file, line] = symbolize(f.ra);
+    if (line <= 0 && f.launch_file) {  // no line known: the launch's, never a line-0 finding
+      file = f.launch_file;
+      line = f.launch_line;
+    }
     const auto [it, fresh] = index.emplace(std::make_tuple(f.kind, file, line), out.size());
     if (!fresh) {
       out[it->second].count += f.count;

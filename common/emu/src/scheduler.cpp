@@ -233,6 +233,16 @@ void run_block(Worker& w, unsigned long long id) {
       t.context = ctx::jump_fcontext(t.context, nullptr).fctx;
       w.current = nullptr;
       if (w.failed) {  // abandon the block: its fibers are never resumed
+        if (w.stop_kind) {  // an access stopped before it happened: name it here, off the fiber
+          const auto [file, line_] = symbolize(w.stop_ra);
+          const std::string at = line_ > 0 ? file + ":" + std::to_string(line_)
+                                           : "a line of the kernel launched at " + where(L.file, L.line);
+          const std::string hint = finding_hint(w.stop_kind);
+          record_fault(L, id, finding_kind_name(w.stop_kind),
+                       at + ": " + w.stop_detail + " (stopped before the access)" + (hint.empty() ? "" : "\n  hint: " + hint));
+          w.stop_kind = 0;
+          w.stop_detail.clear();
+        }
         tracing_end_block(w);
         return;
       }
@@ -261,8 +271,10 @@ void worker_loop(Launch& L, int worker_id) {
   w.threads.resize(nthreads);
   w.warps.resize((nthreads + warpSize - 1) / warpSize);
   w.stacks = &stacks_for_worker(worker_id, nthreads);
-  std::vector<unsigned char> dyn(L.dynamic_shared + 16);
-  w.dynamic_shared = dyn.data() + (16 - reinterpret_cast<std::uintptr_t>(dyn.data()) % 16) % 16;
+  // Padded on both sides: an access there overruns the dynamic shared memory (access.cpp).
+  std::vector<unsigned char> dyn(L.dynamic_shared + 2 * kDynamicSharedPad + 16);
+  unsigned char* body = dyn.data() + kDynamicSharedPad;
+  w.dynamic_shared = body + (16 - reinterpret_cast<std::uintptr_t>(body) % 16) % 16;
   Worker* saved = this_worker;
   this_worker = &w;
   tracing_begin_launch(w);
@@ -283,6 +295,12 @@ std::size_t Stack::usable() const { return size - 4096; }
 [[noreturn]] void fault(const std::string& kind, const std::string& message) {
   Worker& w = *this_worker;
   record_fault(*w.launch, w.block_id, kind, message);
+  w.failed = true;
+  for (;;) yield_to_scheduler(w);  // never resumed
+}
+
+[[noreturn]] void stop_block() {
+  Worker& w = *this_worker;
   w.failed = true;
   for (;;) yield_to_scheduler(w);  // never resumed
 }

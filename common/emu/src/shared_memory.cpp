@@ -6,8 +6,15 @@
 // their own modules), so the executable's static TLS block is the shared memory of every
 // kernel. Filling it with 0xFF bytes before each block makes a read of shared memory that no
 // thread of this block wrote return NaN / -1, identically whichever worker runs the block.
+#include <cxxabi.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -43,7 +50,65 @@ bool poisoning_enabled() {
   return !(v && std::strcmp(v, "0") == 0);
 }
 
+/// "buf" for `rows(float const*, float*, int)::buf`: the variable's own name, short enough for a
+/// message (the function is named by the message's file:line).
+std::string short_name(const char* mangled) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = status == 0 && d ? d : mangled;
+  std::free(d);
+  const auto k = name.rfind(")::");
+  if (k != std::string::npos) name.erase(0, k + 3);
+  return name;
+}
+
+/// The executable's thread-local symbols (its `__shared__` variables), from its ELF symbol table.
+std::vector<SharedVariable> read_shared_variables(std::size_t tls_size) {
+  std::vector<SharedVariable> out;
+  const int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  struct stat st {};
+  void* map = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size > static_cast<off_t>(sizeof(Elf64_Ehdr)))
+    map = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) return out;
+  const auto* base = static_cast<const unsigned char*>(map);
+  const std::size_t file_size = static_cast<std::size_t>(st.st_size);
+  const auto* eh = reinterpret_cast<const Elf64_Ehdr*>(base);
+  const bool elf64 = std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+                     eh->e_shentsize == sizeof(Elf64_Shdr) &&
+                     eh->e_shoff + std::size_t{eh->e_shnum} * sizeof(Elf64_Shdr) <= file_size;
+  if (elf64) {
+    const auto* sh = reinterpret_cast<const Elf64_Shdr*>(base + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum; ++i) {
+      if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum) continue;
+      const Elf64_Shdr& strtab = sh[sh[i].sh_link];
+      if (sh[i].sh_offset + sh[i].sh_size > file_size || strtab.sh_offset + strtab.sh_size > file_size) continue;
+      const auto* sym = reinterpret_cast<const Elf64_Sym*>(base + sh[i].sh_offset);
+      const std::size_t count = sh[i].sh_size / sizeof(Elf64_Sym);
+      for (std::size_t k = 0; k < count; ++k) {
+        if (ELF64_ST_TYPE(sym[k].st_info) != STT_TLS || sym[k].st_size == 0 || sym[k].st_shndx == SHN_UNDEF ||
+            sym[k].st_name >= strtab.sh_size || sym[k].st_value + sym[k].st_size > tls_size)
+          continue;
+        const char* name = reinterpret_cast<const char*>(base + strtab.sh_offset + sym[k].st_name);
+        if (std::strstr(name, "gpulab_shared_redzone_")) continue;  // between variables: never valid
+        out.push_back({static_cast<std::size_t>(sym[k].st_value), static_cast<std::size_t>(sym[k].st_size),
+                       short_name(name)});
+      }
+    }
+  }
+  munmap(map, file_size);
+  std::sort(out.begin(), out.end(), [](const SharedVariable& a, const SharedVariable& b) { return a.offset < b.offset; });
+  return out;
+}
+
 }  // namespace
+
+const std::vector<SharedVariable>& shared_variables() {
+  static const std::vector<SharedVariable> vars = read_shared_variables(executable_tls().size);
+  return vars;
+}
 
 /// [begin, end) of this thread's copy of the executable's thread-locals (x86-64 TLS variant II:
 /// the executable's block ends at the thread pointer).

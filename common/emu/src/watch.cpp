@@ -211,6 +211,12 @@ std::string describe_device_bytes(std::uintptr_t base, std::size_t bytes, std::s
   return n + " at offset " + std::to_string(offset) + " of a " + std::to_string(bytes) + "-byte device allocation";
 }
 
+std::string device_label(std::uintptr_t base) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_labels.find(base);
+  return it != g_labels.end() ? it->second : std::string();
+}
+
 void watch_forget_allocation(std::uintptr_t base) {
   std::unique_ptr<WatchBits> gone;  // freed outside the lock
   std::lock_guard<std::mutex> lock(g_mutex);

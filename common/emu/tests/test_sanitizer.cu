@@ -2,6 +2,7 @@
 // the reports are the same whatever the number of workers and from run to run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,28 @@ __global__ void race_kinds(float* out, int kind) {
   out[threadIdx.x] += buf[threadIdx.x];
 }
 
+__global__ void shared_overrun(float* out, int read) {
+  __shared__ float small[32];
+  __shared__ float after[32];
+  if (!read) {
+    small[threadIdx.x] = 1.0f;  // 64 threads, 32 elements
+  } else {
+    small[threadIdx.x % 32] = 1.0f;
+    after[threadIdx.x % 32] = 2.0f;
+    __syncthreads();
+    out[threadIdx.x] = small[threadIdx.x % 32 + 1];  // threads 31 and 63 read small[32]
+  }
+}
+
+__global__ void never_written_shared(float* out) {
+  __shared__ float never[64];  // read, never written: not folded to 0 by the compiler
+  out[threadIdx.x] = never[threadIdx.x];
+}
+
+__global__ void atomic_sum(const float* in, float* out) {
+  atomicAdd(out, in[threadIdx.x]);
+}
+
 class Sanitizer : public EmuTest {
  protected:
   void SetUp() override {
@@ -143,10 +166,15 @@ TEST_P(Sanitizer, CorrectReductionHasNoFindings) {
 TEST_P(Sanitizer, OutOfBoundsStoreNamesLineAndDistance) {
   DeviceBuffer<float> out(100);
   launch(store_one_past_the_end, 1, 128, 0, out.data(), 100);
-  gpulab::synchronize();
+  // The kernel stops before the store, as a GPU kernel stops at an illegal address; the fault and
+  // the finding both name the line, the thread and the distance.
+  const std::string fault = expect_fault("out-of-bounds");
+  const int line = line_of("store_one_past_the_end", 1, "out[i] = 1.0f");
+  EXPECT_NE(fault.find("test_sanitizer.cu:" + std::to_string(line) + ": thread (100,0,0) of block (0,0,0) writes 4 bytes at 0 bytes past the end"), std::string::npos) << fault;
+  EXPECT_NE(fault.find("stopped before the access"), std::string::npos) << fault;
   const auto oob = of_kind("out-of-bounds");
   ASSERT_EQ(oob.size(), 1u);
-  EXPECT_EQ(oob[0].line, line_of("store_one_past_the_end", 1, "out[i] = 1.0f"));
+  EXPECT_EQ(oob[0].line, line);
   EXPECT_NE(oob[0].message.find("thread (100,0,0)"), std::string::npos) << oob[0].message;
   EXPECT_NE(oob[0].message.find("0 bytes past the end of a 400-byte device allocation"), std::string::npos) << oob[0].message;
 }
@@ -176,7 +204,15 @@ TEST_P(Sanitizer, HostPointerPassedToAKernelIsReported) {
   std::vector<float> host(32, 1.0f);
   DeviceBuffer<float> out(32);
   launch(read_host_memory, 1, 32, 0, host.data(), out.data());
-  gpulab::synchronize();
+  const std::string fault = [] {
+    try {
+      gpulab::synchronize();
+    } catch (const gpulab::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  }();
+  EXPECT_NE(fault.find("stopped before the access"), std::string::npos) << fault;
   // Host heap memory may lie next to a device allocation (both come from the heap): then it is
   // reported as out of bounds of that allocation. Either way it is reported, at the right line.
   auto f = of_kind("not-device-memory");
@@ -258,4 +294,56 @@ TEST_P(Sanitizer, ReportsAreIdenticalForAnyWorkerCountAndRun) {
   EXPECT_EQ(reports[0], reports[2]);
   EXPECT_EQ(reports[0], reports[3]);
   EXPECT_NE(reports[0].find("race"), std::string::npos) << reports[0];
+}
+
+TEST_P(Sanitizer, WriteAndReadPastASharedArrayStopWithItsNameAndLine) {
+  if (!emu::metrics_available()) GTEST_SKIP() << "untraced build";
+  DeviceBuffer<float> out(64);
+  launch(shared_overrun, 1, 64, 0, out.data(), 0);
+  std::string what = expect_fault("shared-out-of-bounds");
+  EXPECT_NE(what.find("test_sanitizer.cu:" + std::to_string(line_of("shared_overrun", 1, "small[threadIdx.x] = 1.0f")) +
+                      ": thread (32,0,0) of block (0,0,0) writes 4 bytes at 0 bytes past the end of the 128-byte "
+                      "__shared__ array 'small' (element 32 of 32)"),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("hint: index a __shared__ array only within its declared size"), std::string::npos) << what;
+  ASSERT_EQ(of_kind("shared-out-of-bounds").size(), 1u);
+  emu::reset_findings();
+  launch(shared_overrun, 1, 64, 0, out.data(), 1);
+  what = expect_fault("shared-out-of-bounds");
+  EXPECT_NE(what.find("test_sanitizer.cu:" + std::to_string(line_of("shared_overrun", 1, "out[threadIdx.x] = small")) +
+                      ": thread (63,0,0) of block (0,0,0) reads 4 bytes at 0 bytes past the end of the 128-byte "
+                      "__shared__ array 'small' (element 32 of 32)"),
+            std::string::npos)
+      << what;
+}
+
+TEST_P(Sanitizer, NeverWrittenSharedArrayIsReadNotFolded) {
+  if (!emu::metrics_available()) GTEST_SKIP() << "untraced build";
+  DeviceBuffer<float> out(64);
+  launch(never_written_shared, 1, 64, 0, out.data());
+  gpulab::synchronize();
+  const auto u = of_kind("uninitialized-shared");
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].line, line_of("never_written_shared", 1, "out[threadIdx.x] = never"));
+  EXPECT_EQ(u[0].count, 64);
+  for (float v : out.download()) EXPECT_TRUE(std::isnan(v)) << "the poison, not a folded 0";
+}
+
+TEST_P(Sanitizer, AtomicAddIsOneAtomicNotALoadToo) {
+  if (!emu::metrics_available()) GTEST_SKIP() << "untraced build";
+  DeviceBuffer<float> in(std::vector<float>(32, 1.0f)), out(std::vector<float>(1, 0.0f));
+  launch(atomic_sum, 1, 32, 0, in.data(), out.data());
+  gpulab::synchronize();
+  EXPECT_EQ(out.download()[0], 32.0f);
+  const int line = line_of("atomic_sum", 1, "atomicAdd");
+  int atomics = 0, loads = 0;
+  for (const auto& m : emu::metrics_by_line()) {
+    EXPECT_GT(m.line, 0) << "a row without a line";
+    if (m.line != line) continue;
+    atomics += m.atomic;
+    loads += !m.atomic && !m.store;
+  }
+  EXPECT_EQ(atomics, 1);
+  EXPECT_EQ(loads, 1) << "the line's one load is in[threadIdx.x]; the atomic's own read is not a second";
 }

@@ -34,6 +34,13 @@ std::uint64_t fnv1a(const void* data, std::size_t n) {
   return h;
 }
 
+/// Bytes an output holds before the call (NaN as a float, -1 as an integer: never a right answer),
+/// and the guard zone after it. They differ, so that a store past the end is seen whatever it
+/// stores: an off-by-one thread that reads past its input gets the poison (NaN) and would store it
+/// back unseen into a guard of the same bytes.
+constexpr unsigned char kPoisonByte = 0xFF;
+constexpr unsigned char kGuardByte = 0xA5;
+
 /// Placeholder addresses handed out in the judge: distinct, never dereferenced.
 void* placeholder() {
   static std::uintptr_t next = 0x100000;
@@ -135,9 +142,10 @@ void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& n
   }
   try {
     out.device = device_malloc(total);
-    fill_bytes(out.device, 0xFF, total);
+    fill_bytes(out.device, kPoisonByte, bytes);
+    if (total > bytes) fill_bytes(static_cast<char*>(out.device) + bytes, kGuardByte, total - bytes);
     if (initial && bytes) copy_to_device(out.device, initial, bytes);
-    out.before.assign(bytes, 0xFF);
+    out.before.assign(bytes, kPoisonByte);
     if (initial && bytes) std::memcpy(out.before.data(), initial, bytes);
 #if defined(GPULAB_KIT_WATCH)
     emu::label_device_memory(out.device, name);
@@ -338,8 +346,17 @@ bool Call::run(const std::function<void()>& code_under_test) {
   }
   const json& r = *got;
   s_->ran = true;
+  // The findings first: a call stopped by a fault (an access outside its memory) still has them.
+  for (const auto& f : r.value("findings", json::array()))
+    s_->findings.push_back({f.value("kind", ""), f.value("message", ""), f.value("count", 0LL)});
   if (!r["error"].is_null()) {
-    ADD_FAILURE() << s_->what << " failed: " << r["error"].get<std::string>();
+    // The same fault at the same place (an emulator fault names its file:line first) is said once
+    // per check, however many calls meet it.
+    const std::string error = r["error"].get<std::string>();
+    const auto at = error.find("):\n  ");
+    const std::string place = at == std::string::npos ? error : error.substr(0, error.find(": ", at + 4));
+    if (record::first_time("error " + place)) ADD_FAILURE() << s_->what << " failed: " << error;
+    else ADD_FAILURE() << s_->what << " failed the same way";
     return false;
   }
   const auto& outs = r.value("outputs", json::array());
@@ -357,7 +374,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
     }
     o.result.assign(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(o.bytes));
     for (std::size_t i = o.bytes; i < b.size(); ++i)
-      if (b[i] != 0xFF && record::first_time("guard " + o.name)) {
+      if (b[i] != kGuardByte && record::first_time("guard " + o.name)) {
         const std::size_t elem = i / o.elem;
         ADD_FAILURE() << s_->what << " wrote " << o.name << "[" << elem << "], past its last element ("
                       << o.bytes / o.elem - 1 << ")\n  hint: threads (or blocks) beyond the end must not store;"
@@ -369,8 +386,6 @@ bool Call::run(const std::function<void()>& code_under_test) {
     if (hashes[k].get<std::uint64_t>() != s_->inputs[k].hash && record::first_time("input " + s_->inputs[k].name)) {
       ADD_FAILURE() << s_->what << " modified the input " << s_->inputs[k].name << "; it must only read it";
     }
-  for (const auto& f : r.value("findings", json::array()))
-    s_->findings.push_back({f.value("kind", ""), f.value("message", ""), f.value("count", 0LL)});
   for (const auto& m : r.value("metrics", json::array())) {
     MetricRow row;
     row.launch = m.value("launch", "");
@@ -521,18 +536,35 @@ void judge_findings(const std::vector<const Call*>& calls) {
                  "out-of-bounds accesses cannot be seen");
     return;
   }
-  std::map<std::pair<std::string, std::string>, long long> seen;  // (kind, message) -> count
-  std::vector<Finding> all;
+  // One line per (kind, file:line), however many calls, blocks and threads met it: the message of
+  // its first occurrence, with the total count.
+  struct Seen {
+    Finding first;
+    long long count = 0;
+  };
+  std::vector<Seen> all;
   long long total = 0;
   for (const Call* c : calls)
     for (const auto& f : c->findings()) {
-      total += std::max(1LL, f.count);
-      auto [it, fresh] = seen.try_emplace({f.kind, f.message}, 0);
-      it->second += std::max(1LL, f.count);
-      if (fresh) all.push_back(f);
+      const long long n = std::max(1LL, f.count);
+      total += n;
+      const std::string at = f.message.substr(0, f.message.find(": "));
+      auto it = std::find_if(all.begin(), all.end(), [&](const Seen& s) {
+        return s.first.kind == f.kind && s.first.message.substr(0, s.first.message.find(": ")) == at;
+      });
+      if (it == all.end()) all.push_back({f, n});
+      else it->count += n;
     }
+  if (total == 0 && ::testing::Test::HasFailure()) return;  // a call failed: that is the verdict's reason
   grade::record(static_cast<double>(total), 0, "findings");
-  for (std::size_t i = 0; i < all.size() && i < 5; ++i) ADD_FAILURE() << all[i].kind << ": " << all[i].message;
+  for (std::size_t i = 0; i < all.size() && i < 5; ++i) {
+    std::string m = all[i].first.message;
+    const auto seen = m.find(" (seen ");  // the emulator's count for one call: replaced by the total
+    if (seen != std::string::npos && seen < m.find('\n')) m.erase(seen, m.find(')', seen) + 1 - seen);
+    const auto eol = std::min(m.find('\n'), m.size());
+    if (all[i].count > 1) m.insert(eol, " (seen " + std::to_string(all[i].count) + " times)");
+    ADD_FAILURE() << all[i].first.kind << ": " << m;
+  }
   if (all.size() > 5) ADD_FAILURE() << "... and " << all.size() - 5 << " more kinds of finding";
 #else
   // A GPU's sanitizer watches the whole lab process, so the grader runs it (compute-sanitizer on

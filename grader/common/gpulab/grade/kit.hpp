@@ -90,7 +90,7 @@ class Call {
     return static_cast<const T*>(add_input(host.data(), host.size() * sizeof(T), name, must_read));
   }
   /// An output of `n` elements: 0xFF bytes (or `initial`, for in-out arguments such as C of a
-  /// GEMM) before the call, then kGuard poisoned elements that must stay untouched.
+  /// GEMM) before the call, then kGuard elements of another fill (0xA5 bytes) that must stay untouched.
   template <class T>
   T* output(std::size_t n, const std::string& name, const std::vector<T>* initial = nullptr) {
     return static_cast<T*>(add_output(n * sizeof(T), sizeof(T), name, initial ? initial->data() : nullptr));

@@ -1,6 +1,8 @@
-// Stores through a null pointer: the lab process dies; the grader reports it and carries on.
+// Stores through a null pointer. On a GPU the process gets an illegal-address error; on the
+// emulator the store is stopped before it happens and named; either way the grader carries on.
 // expect: lab fail
-// expect[emu]: correctness fail "signal"
+// expect[emu]: correctness fail "not-device-memory"
+// expect[emu]: correctness fail "crash.cu:13: thread (0,0,0) of block (0,0,0) writes 4 bytes at address 0x0, which is not device memory"
 // expect[cuda]: correctness fail "illegal"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"

@@ -26,7 +26,19 @@
 #define __align__(n) alignas(n)
 #define __constant__
 /// One instance per running block: each block runs on one worker thread at a time.
-#define __shared__ static thread_local
+/// `used` makes the storage opaque to the optimiser: a `__shared__` array that is read but never
+/// written is not folded to its zero initialiser (the emulator poisons it and reports the read, as
+/// a GPU would return garbage). Each variable comes after a red zone of its own (a variable the
+/// emulator knows by its name, gpulab_shared_redzone_*), so that an access just past one
+/// `__shared__` array lands in a red zone, not in the next array, and is stopped and reported.
+/// Every `__shared__` variable is 16-byte aligned (float4 accesses), also when written
+/// `__align__(16) __shared__ T x[n]` (the alignment then applies to the red zone).
+#define GPULAB_EMU_CAT2(a, b) a##b
+#define GPULAB_EMU_CAT(a, b) GPULAB_EMU_CAT2(a, b)
+#define __shared__                                                                              \
+  __attribute__((used, unused)) static thread_local char GPULAB_EMU_CAT(gpulab_shared_redzone_, \
+                                                                        __COUNTER__)[128];      \
+  __attribute__((used, aligned(16))) static thread_local
 
 // ---- built-in index variables ------------------------------------------------------------
 struct uint3 {
@@ -155,8 +167,10 @@ namespace gpulab::emu {
 template <class T, class F>
 T atomic_update(T* p, F f, const char* file, int line) {
   note_atomic(p, sizeof(T), file, line);
+  // No plain load of *p: the tracing would count it as a global load besides the atomic. A
+  // compare-exchange from a guess (all-zero bytes) either succeeds, or fails and reads *p.
   T cur;
-  __atomic_load(p, &cur, __ATOMIC_RELAXED);
+  std::memset(static_cast<void*>(&cur), 0, sizeof cur);
   T next = f(cur);
   while (!__atomic_compare_exchange(p, &cur, &next, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
     next = f(cur);
