@@ -82,7 +82,8 @@ nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::strin
     text.erase(0, indent);
     if (indent <= 1) {
       if (starts_with(text, "COMPUTE-SANITIZER") || starts_with(text, "Target application") ||
-          starts_with(text, "LEAK SUMMARY") || starts_with(text, "Saved host backtrace"))
+          starts_with(text, "LEAK SUMMARY") || starts_with(text, "Saved host backtrace") ||
+          text.find("buffer overflow has been detected") != std::string::npos)  // the tool's own limit
         continue;
       records.push_back({text, {}});
     } else if (!records.empty() && !starts_with(text, "Saved host backtrace") && !starts_with(text, "Host Frame")) {
@@ -108,9 +109,11 @@ nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::strin
     for (const auto& d : r.details) {
       if (std::regex_match(d, m, at)) {
         if (kind == "race" && !where.empty()) {
-          what += " and " + (m[1].matched ? m[1].str().substr(0, m[1].str().size() - 8) : std::string("access")) +
-                  " at " + m[3].str() + ":" + m[4].str();
-          if (m[6].matched) hazards = std::atoll(m[6].str().c_str());
+          const std::string other = " and " +
+                                    (m[1].matched ? m[1].str().substr(0, m[1].str().size() - 8) : std::string("access")) +
+                                    " at " + m[3].str() + ":" + m[4].str();
+          if (what.find(other) == std::string::npos) what += other;  // one mention per access
+          if (m[6].matched) hazards += std::atoll(m[6].str().c_str());
         } else if (where.empty()) {
           kernel = kernel_name(m[2].str());
           where = m[3].str() + ":" + m[4].str();
