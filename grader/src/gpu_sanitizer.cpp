@@ -83,7 +83,8 @@ nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::strin
     if (indent <= 1) {
       if (starts_with(text, "COMPUTE-SANITIZER") || starts_with(text, "Target application") ||
           starts_with(text, "LEAK SUMMARY") || starts_with(text, "Saved host backtrace") ||
-          text.find("buffer overflow has been detected") != std::string::npos)  // the tool's own limit
+          text.find("buffer overflow has been detected") != std::string::npos ||
+          text.find("errors were skipped") != std::string::npos)  // the tool's own limit
         continue;
       records.push_back({text, {}});
     } else if (!records.empty() && !starts_with(text, "Saved host backtrace") && !starts_with(text, "Host Frame")) {

@@ -1,9 +1,11 @@
 // __syncthreads inside a branch only some threads take: undefined on a GPU, a fault on the emulator.
 // expect[emu]: lab fail
 // expect[emu]: correctness fail "divergent"
-// The H200 survives it and compute-sanitizer reports nothing: the emulator run of a GPU grade finds it.
+// On the H200, compute-sanitizer's synccheck reports it too (two different barriers), and the
+// emulator run of a GPU grade finds it.
 // expect[cuda]: lab fail
 // expect[cuda]: portability fail "divergent"
+// expect[cuda]: sanitizer fail "divergent-barrier"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 
