@@ -2,6 +2,9 @@
 // start on 16-byte boundaries (a misaligned-address error on a GPU), and the tail is missed.
 // expect: lab fail
 // expect[emu]: correctness fail "misaligned"
+// On a GPU the fault is sticky: the checks after it say where the context was lost.
+// expect[cuda]: correctness fail "misaligned"
+// expect[cuda]: correctness fail "not run: the GPU context was lost in correctness.tiny_sizes"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 
