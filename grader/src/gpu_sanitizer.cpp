@@ -126,19 +126,21 @@ nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::strin
       }
     }
     if (starts_with(what, "Error: ")) what.erase(0, 7);
+    const std::string named = kind == "out-of-bounds" && extra.find("misaligned") != std::string::npos
+                                  ? std::string("misaligned-access") : kind;
     std::string message = kind == "race" ? "shared memory: " + what : what + (where.empty() ? "" : " at " + where);
     if (!kernel.empty()) message += " (kernel " + kernel + (who.empty() ? "" : ", " + who) + ")";
     else if (!who.empty()) message += " (" + who + ")";
     if (!extra.empty()) message += ": " + extra;
     if (hazards > 0) message += " [" + std::to_string(hazards) + " hazards]";
-    const std::string key = kind + "|" + r.head + "|" + where;
+    const std::string key = named + "|" + r.head + "|" + where;
     const auto it = index.find(key);
     if (it != index.end()) {
       findings[it->second]["count"] = findings[it->second]["count"].get<long long>() + 1;
       continue;
     }
     index[key] = findings.size();
-    findings.push_back({{"kind", kind}, {"message", message}, {"count", 1}, {"tool", tool}});
+    findings.push_back({{"kind", named}, {"message", message}, {"count", 1}, {"tool", tool}});
   }
   if (findings.empty() && summary_errors > 0) {
     // Errors counted but not in a form read above: say so with the report's first lines.

@@ -64,6 +64,11 @@ TEST(GpuSanitizer, BarriersUninitialisedReadsAndApiErrorsHaveTheirKinds) {
                                     "=========     at k()+0x10 in /h/s.cu:9\n")[0]["kind"],
             "uninitialised-read");
   EXPECT_EQ(parse_compute_sanitizer("memcheck",
+                                    "========= Invalid __global__ read of size 16 bytes\n"
+                                    "=========     at rows(const float *)+0x90 in /h/f.cu:16\n"
+                                    "=========     Address 0x7fe8d4800bbc is misaligned\n")[0]["kind"],
+            "misaligned-access");
+  EXPECT_EQ(parse_compute_sanitizer("memcheck",
                                     "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on "
                                     "CUDA API call to cudaMemcpy.\n")[0]["kind"],
             "api-error");
