@@ -154,6 +154,8 @@ std::vector<std::string> gpu_devices() {
   return {"/dev/nvidia*", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools", "/dev/kfd", "/dev/dri"};
 }
 
+nlohmann::json emulator_grade(const LabInfo& lab, const GradeOptions& opt, const std::string& work);
+
 /// Runs the sanitizer checks of a GPU grade under the GPU's own sanitizer, a process per tool,
 /// and writes what it found (or why nothing was measured) for the judge (--gpu-findings).
 void run_gpu_sanitizer(const GradeOptions& opt, const LabInfo& lab, const std::string& runner, const std::string& work,
@@ -161,8 +163,31 @@ void run_gpu_sanitizer(const GradeOptions& opt, const LabInfo& lab, const std::s
   nlohmann::json doc = nlohmann::json::object();
   const std::string tool = opt.backend == "cuda" ? find_compute_sanitizer() : "";
   if (opt.backend != "cuda") {
-    doc["not_measured"] = "no GPU sanitizer runs on " + opt.backend +
-                          "; the portability check runs this hand-in on the emulator, whose sanitizer sees races";
+    // No GPU sanitizer: the emulator's, from its grade of this hand-in (where it traces memory).
+    const nlohmann::json report = emulator_grade(lab, opt, work);
+    std::string why = report.contains("error") ? report["error"].get<std::string>() : "";
+    nlohmann::json findings = nlohmann::json::array();
+    bool measured = false;
+    if (why.empty())
+      for (const auto& k : report["labs"][0].value("checks", nlohmann::json::array())) {
+        if (k.value("kind", "") != "sanitizer") continue;
+        const std::string message = k.value("message", "");
+        if (message.rfind("not measured", 0) == 0) {
+          why = "on the emulator: " + message;
+          continue;
+        }
+        measured = true;
+        std::istringstream lines(message);
+        for (std::string line; std::getline(lines, line);)
+          if (!line.empty() && line[0] != ' ' && line.find(": ") != std::string::npos)
+            findings.push_back({{"kind", line.substr(0, line.find(": "))},
+                                {"message", "on the emulator at warp size 32: " + line.substr(line.find(": ") + 2)},
+                                {"count", 1}});
+        if (!k.value("passed", false) && findings.empty())
+          findings.push_back({{"kind", "sanitizer"}, {"message", "on the emulator: " + message}, {"count", 1}});
+      }
+    if (measured) doc["findings"] = findings;
+    else doc["not_measured"] = "no GPU sanitizer runs on " + opt.backend + (why.empty() ? "" : "; " + why);
   } else if (tool.empty()) {
     doc["not_measured"] = "compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin/ on PATH)";
   } else {
@@ -215,6 +240,47 @@ void grade_performance_of_correct_kernels_only(LabResult& r) {
   }
 }
 
+/// The emulator's grade of the same hand-in at the other warp size (the warp size the GPU does
+/// not have), correctness and sanitizer only: its JSON report, or why there is none ("error").
+/// Made once per grade (cached in the work directory): the portability check and, on rocm, the
+/// sanitizer check read it.
+nlohmann::json emulator_grade(const LabInfo& lab, const GradeOptions& opt, const std::string& work) {
+  const int warp = opt.backend == "rocm" ? 32 : 64;
+  const std::string json_path = work + "/portability.json";
+  {
+    std::ifstream cached(json_path);
+    const nlohmann::json report = nlohmann::json::parse(cached, nullptr, false);
+    if (report.is_object()) return report;
+  }
+  std::string tree = opt.emu_build;
+  if (tree.empty())
+    for (const char* name : {"emu", "emu-gcc"}) {
+      const fs::path t = fs::path(opt.build_dir).parent_path() / name;
+      if (fs::exists(t / "grader/gpulab-grade")) {
+        tree = t.string();
+        break;
+      }
+    }
+  nlohmann::json failed = nlohmann::json::object();
+  if (tree.empty() || !fs::exists(fs::path(tree) / "grader/gpulab-grade")) {
+    failed["error"] = "the emulator is not built here (build/emu with clang, or build/emu-gcc with g++); "
+                      "./gpulab grade builds it on a GPU machine (it needs Boost's headers)";
+  } else {
+    std::vector<std::string> argv{(fs::path(tree) / "grader/gpulab-grade").string(), "grade", lab.id, "--warp-size",
+                                  std::to_string(warp), "--seed", opt.seed, "--no-performance", "--json", json_path};
+    if (opt.impl == "solution") argv.insert(argv.end(), {"--impl", "solution"});
+    if (opt.impl == "submission") argv.insert(argv.end(), {"--submission", opt.submission});
+    if (opt.timeout_override > 0) argv.insert(argv.end(), {"--timeout", std::to_string(opt.timeout_override)});
+    const ProcessResult p = run_process(argv, {}, 3600, opt.verbose);
+    std::ifstream in(json_path);
+    const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+    if (report.is_object() && !report.value("labs", nlohmann::json::array()).empty()) return report;
+    failed["error"] = "the emulator's grade did not finish (" + p.describe() + "): " + tail_lines(p.output, 6);
+  }
+  std::ofstream(json_path) << failed.dump();
+  return failed;
+}
+
 /// A GPU grade's portability check: the same hand-in's correctness (and, where the emulator
 /// traces memory, sanitizer) checks on the emulator at the other warp size -- code written for 32
 /// lanes, and undefined behaviour a GPU happens to survive (a barrier in divergent code).
@@ -225,31 +291,9 @@ Check portability_check(const LabInfo& lab, const GradeOptions& opt, const std::
   c.kind = "portability";
   c.unit = "checks failing";
   c.threshold = "0";
-  std::string tree = opt.emu_build;
-  if (tree.empty())
-    for (const char* name : {"emu", "emu-gcc"}) {
-      const fs::path t = fs::path(opt.build_dir).parent_path() / name;
-      if (fs::exists(t / "grader/gpulab-grade")) {
-        tree = t.string();
-        break;
-      }
-    }
-  if (tree.empty() || !fs::exists(fs::path(tree) / "grader/gpulab-grade")) {
-    c.message = "not measured: the emulator is not built here (build/emu with clang, or build/emu-gcc with g++); "
-                "./gpulab grade builds it on a GPU machine (it needs Boost.Context)";
-    return c;
-  }
-  const std::string json_path = work + "/portability.json";
-  std::vector<std::string> argv{(fs::path(tree) / "grader/gpulab-grade").string(), "grade", lab.id, "--warp-size",
-                                std::to_string(warp), "--seed", opt.seed, "--no-performance", "--json", json_path};
-  if (opt.impl == "solution") argv.insert(argv.end(), {"--impl", "solution"});
-  if (opt.impl == "submission") argv.insert(argv.end(), {"--submission", opt.submission});
-  if (opt.timeout_override > 0) argv.insert(argv.end(), {"--timeout", std::to_string(opt.timeout_override)});
-  const ProcessResult p = run_process(argv, {}, 3600, opt.verbose);
-  std::ifstream in(json_path);
-  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
-  if (!report.is_object() || report.value("labs", nlohmann::json::array()).empty()) {
-    c.message = "not measured: the emulator's grade did not finish (" + p.describe() + "): " + tail_lines(p.output, 6);
+  const nlohmann::json report = emulator_grade(lab, opt, work);
+  if (report.contains("error")) {
+    c.message = "not measured: " + report["error"].get<std::string>();
     return c;
   }
   int failing = 0, counted = 0;
@@ -270,7 +314,7 @@ Check portability_check(const LabInfo& lab, const GradeOptions& opt, const std::
   c.value = std::to_string(failing);
   c.passed = failing == 0 && counted > 0;
   if (counted == 0)
-    c.message = "not measured: the emulator's grade has no correctness check (" + p.describe() + ")";
+    c.message = "not measured: the emulator's grade has no correctness check";
   else if (failing > 0)
     c.message = std::to_string(failing) + " of " + std::to_string(counted) + " checks fail on the emulator at warp size " +
                 std::to_string(warp) + ":" + detail + (failing > 4 ? "\n  ..." : "") + "\n  hint: right on this GPU but not at " +

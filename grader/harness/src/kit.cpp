@@ -474,11 +474,29 @@ Timing time(const std::string& name, const std::function<void(int)>& run) {
   if (judging()) {
     const json* e = record::replay("timing", name);
     if (!e) return {};
+    if (e->contains("error") && (*e)["error"].is_string()) {
+      ADD_FAILURE() << name << ": " << (*e)["error"].get<std::string>();
+      return {};
+    }
     return {e->value("median_ms", 0.0), e->value("rse", 1.0), e->value("samples", 0)};
   }
-  const Timing t = time_device(name, run);
-  record::send({{"type", "timing"}, {"seq", seq}, {"name", name}, {"median_ms", t.median_ms}, {"rse", t.rse},
-                {"samples", t.samples}});
+  json ev = {{"type", "timing"}, {"seq", seq}, {"name", name}};
+  Timing t{};
+  if (!context_lost().empty()) {
+    ev["error"] = "not timed: the GPU context was lost in " + context_lost();
+  } else {
+    try {
+      t = time_device(name, run);
+    } catch (const std::exception& ex) {
+      ev["error"] = std::string("timing failed: ") + ex.what();
+      note_if_context_lost(ex.what());
+    }
+  }
+  ev["median_ms"] = t.median_ms;
+  ev["rse"] = t.rse;
+  ev["samples"] = t.samples;
+  record::send(ev);
+  if (ev.contains("error")) ADD_FAILURE() << name << ": " << ev["error"].get<std::string>();
   return t;
 }
 
