@@ -5,7 +5,10 @@
 #
 # builds the lab's checks once (an object library) and links them with three implementations
 # of the lab's contract:
-#   lab-<LAB>-student     labs/<LAB>/<SOURCES>          the file the student edits
+#   lab-<LAB>-student     labs/<LAB>/<SOURCES>          the file the student edits (not built by
+#                         default: a half-done edit must not break the build or the self-tests)
+#   lab-<LAB>-stub        grader/tests/submissions/<LAB>/stub/<SOURCES>, the stub as shipped
+#                         (labs/<LAB>/ when there is no copy): what the self-tests build
 #   lab-<LAB>-solution    solutions/<LAB>/<SOURCES>     the reference implementation
 #   lab-<LAB>-submission  <build>/submissions/<LAB>/... a copy of any file being graded
 #                         (written by the grader; not built by default)
@@ -26,9 +29,15 @@ function(gpulab_add_lab)
   target_link_libraries(${checks} PUBLIC gpulab_harness ${L_LIBRARIES})
   target_include_directories(${checks} PUBLIC "${lab_dir}")
 
-  foreach(impl student solution submission)
+  set(stub_dir "${PROJECT_SOURCE_DIR}/grader/tests/submissions/${L_LAB}/stub")
+  if(NOT EXISTS "${stub_dir}")
+    set(stub_dir "${lab_dir}")
+  endif()
+  foreach(impl student stub solution submission)
     if(impl STREQUAL "student")
       set(dir "${lab_dir}")
+    elseif(impl STREQUAL "stub")
+      set(dir "${stub_dir}")
     elseif(impl STREQUAL "solution")
       set(dir "${solution_dir}")
     else()
@@ -48,7 +57,7 @@ function(gpulab_add_lab)
     # checks, but not the vendor libraries the checks may use for reference timings.
     target_include_directories(${target} PRIVATE "${lab_dir}")
     target_link_libraries(${target} PRIVATE ${checks} gpulab_host)
-    if(impl STREQUAL "submission")
+    if(impl STREQUAL "submission" OR impl STREQUAL "student")
       set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL ON)
     endif()
   endforeach()
@@ -59,5 +68,5 @@ function(gpulab_add_lab)
        "${L_LAB}\t${lab_dir}\t${solution_dir}\t${submission_dir}\t${CMAKE_CURRENT_SOURCE_DIR}/${L_RUBRIC}\t${source_list}\t${function_list}\n")
   # The grader runs the solution target as the judge and links hand-ins against the checks: the
   # tests that grade need them built.
-  set_property(GLOBAL APPEND PROPERTY GPULAB_LAB_TARGETS lab-${L_LAB}-student lab-${L_LAB}-solution)
+  set_property(GLOBAL APPEND PROPERTY GPULAB_LAB_TARGETS lab-${L_LAB}-stub lab-${L_LAB}-solution)
 endfunction()
