@@ -25,6 +25,27 @@ if(GPULAB_BACKEND STREQUAL "emu")
     message(STATUS "gpulab: libboost_context not found (Debian/Ubuntu: libboost-context-dev); "
                    "the emulator's fibers will use ucontext, which is slower")
   endif()
+  # libclang (its C API) for gpulab-cuda2emu, which rewrites `<<<>>>` launches (tools/cuda2emu).
+  # Optional: without it, kernel files that use `<<<` fail to build with a message saying so.
+  set(_llvm_roots "")
+  foreach(v 19 18 17 16 15 14)
+    list(APPEND _llvm_roots /usr/lib/llvm-${v})
+  endforeach()
+  find_path(GPULAB_LIBCLANG_INCLUDE_DIR clang-c/Index.h PATHS ${_llvm_roots} PATH_SUFFIXES include)
+  if(GPULAB_LIBCLANG_INCLUDE_DIR)
+    get_filename_component(_llvm_root "${GPULAB_LIBCLANG_INCLUDE_DIR}" DIRECTORY)
+    find_library(GPULAB_LIBCLANG_LIBRARY NAMES clang libclang HINTS "${_llvm_root}/lib" NO_DEFAULT_PATH)
+    find_library(GPULAB_LIBCLANG_LIBRARY NAMES clang libclang)
+  endif()
+  if(GPULAB_LIBCLANG_INCLUDE_DIR AND GPULAB_LIBCLANG_LIBRARY)
+    set(GPULAB_CUDA2EMU ON)
+    get_filename_component(GPULAB_LIBCLANG_LIBRARY_DIR "${GPULAB_LIBCLANG_LIBRARY}" DIRECTORY)
+    message(STATUS "gpulab: libclang ${GPULAB_LIBCLANG_LIBRARY}: <<<>>> launches are translated")
+  else()
+    set(GPULAB_CUDA2EMU OFF)
+    message(STATUS "gpulab: libclang not found (Debian/Ubuntu: libclang-14-dev): kernel files "
+                   "that launch with <<<>>> cannot be built on the emu back-end")
+  endif()
 elseif(GPULAB_BACKEND STREQUAL "cuda")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
     # The machine's GPU when there is one, else Hopper (sm_90): configures without a GPU.
@@ -75,6 +96,7 @@ endif()
 function(gpulab_kernel_sources target)
   foreach(src IN LISTS ARGN)
     if(GPULAB_BACKEND STREQUAL "emu")
+      _gpulab_emu_translate_launches(${target} "${src}" src)
       set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX)
       # Large stack frames probe every page, so an overflow of a fiber stack hits its guard page.
       set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
@@ -100,5 +122,83 @@ function(gpulab_kernel_sources target)
       target_compile_options(${target} PRIVATE --offload-arch=${a})
       target_link_options(${target} PRIVATE --offload-arch=${a})
     endforeach()
+  endif()
+endfunction()
+
+# On the emu back-end, a kernel file that contains `<<<` is compiled from a translation in the
+# build tree, made by gpulab-cuda2emu (tools/cuda2emu): its `<<<>>>` launches become
+# gpulab::emu::cuda_launch calls, every line keeps its file and number (#line). Files without
+# `<<<` are compiled as they are. The test is made when CMake configures, and every kernel file
+# is a configure dependency, so a file that gains (or loses) `<<<` is seen at the next build.
+# Sets `out_var` to the source the target now compiles. Call it from the target's directory.
+function(_gpulab_emu_translate_launches target src out_var)
+  get_filename_component(abs "${src}" ABSOLUTE)
+  set(${out_var} "${src}" PARENT_SCOPE)
+  if(NOT EXISTS "${abs}")
+    return()
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${abs}")
+  file(READ "${abs}" text)
+  string(FIND "${text}" "<<<" at)
+  if(at EQUAL -1)
+    return()
+  endif()
+  file(RELATIVE_PATH rel "${PROJECT_SOURCE_DIR}" "${abs}")
+  string(REPLACE "../" "__/" rel "${rel}")
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/cuda2emu/${target}/${rel}")
+  get_filename_component(name "${abs}" NAME)
+  if(GPULAB_CUDA2EMU)
+    # The compile's definitions and include directories: they set what the lexer reads
+    # (includes are not followed).
+    set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+    set(incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+    add_custom_command(OUTPUT "${out}"
+      COMMAND gpulab-cuda2emu "${abs}" -o "${out}" --
+              "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
+      DEPENDS "${abs}" gpulab-cuda2emu
+      COMMENT "cuda2emu: translating the <<<>>> launches of ${name}"
+      VERBATIM COMMAND_EXPAND_LISTS)
+  else()
+    add_custom_command(OUTPUT "${out}"
+      COMMAND ${CMAKE_COMMAND} -E echo "error: ${abs} launches kernels with <<<>>>, which the emu back-end translates with gpulab-cuda2emu; it needs libclang: sudo apt-get install libclang-14-dev, then configure again (cmake --preset emu)"
+      COMMAND ${CMAKE_COMMAND} -E false
+      DEPENDS "${abs}"
+      VERBATIM)
+  endif()
+  # The target compiles the translation instead of the file; quoted includes still find the
+  # file's neighbours.
+  get_target_property(sources ${target} SOURCES)
+  set(replaced "")
+  foreach(s IN LISTS sources)
+    get_filename_component(s_abs "${s}" ABSOLUTE)
+    if(s STREQUAL src OR s_abs STREQUAL abs)
+      list(APPEND replaced "${out}")
+    else()
+      list(APPEND replaced "${s}")
+    endif()
+  endforeach()
+  set_property(TARGET ${target} PROPERTY SOURCES ${replaced})
+  get_filename_component(dir "${abs}" DIRECTORY)
+  set_source_files_properties("${out}" PROPERTIES GENERATED TRUE)
+  set_property(SOURCE "${out}" APPEND PROPERTY COMPILE_OPTIONS "-iquote${dir}")
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+# A standalone CUDA program (its own main()) built from plain CUDA sources, `<<<>>>` and all:
+#   gpulab_emu_cuda_executable(vector_add vector_add.cu [more sources...])
+# On the emu back-end it links the emulator and prints the emulator's metrics and findings when
+# it ends; on cuda and rocm it is an ordinary program of that back-end.
+function(gpulab_emu_cuda_executable target)
+  add_executable(${target} ${ARGN})
+  set(kernels "")
+  foreach(s IN LISTS ARGN)
+    if(s MATCHES "\\.cu$")
+      list(APPEND kernels "${s}")
+    endif()
+  endforeach()
+  gpulab_kernel_sources(${target} ${kernels})
+  target_link_libraries(${target} PRIVATE gpulab_host)
+  if(GPULAB_BACKEND STREQUAL "emu")
+    target_link_libraries(${target} PRIVATE gpulab_emu_report)
   endif()
 endfunction()

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <algorithm>
+#include <cstdio>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -242,6 +243,38 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       if (arg == lab.submission_dir + "/" + source) arg = staged;
     cmd.insert(cmd.begin() + 1, {"-MD", "-MF", deps});
     spec.workdir = build_dir;  // the command's relative paths are the build tree's
+    // On the emulator a hand-in that launches with `<<<>>>` is compiled from its translation, made
+    // in the sandbox by the build's gpulab-cuda2emu, as CMake does for the lab's own files
+    // (cmake/GpulabBackend.cmake). The translation keeps every line's file and number.
+    const bool emu = fs::path(cmd[0]).filename() != "nvcc" && std::find(cmd.begin(), cmd.end(), "hip") == cmd.end();
+    if (emu && text.find("<<<") != std::string::npos) {
+      const std::string tool = build_dir + "/tools/cuda2emu/gpulab-cuda2emu";
+      if (!fs::exists(tool))
+        return failed(fs::path(files[k]).filename().string() +
+                      " launches kernels with <<<>>>, which the emu back-end translates with gpulab-cuda2emu, and "
+                      "this build has none: it needs libclang (sudo apt-get install libclang-14-dev, then configure "
+                      "the build again)");
+      const std::string translated = work_dir + "/src/" + fs::path(source).stem().string() + ".emu" +
+                                     fs::path(source).extension().string();
+      const ProcessResult tr = confined({tool, staged, "-o", translated}, spec, verbose);
+      isolation = tr.isolation;
+      if (tr.timed_out || !tr.ok()) {
+        // The tool names the staged copy, whose first line is the #line directive it starts with.
+        std::istringstream lines(tr.output);
+        std::string why;
+        for (std::string line; std::getline(lines, line) && why.size() < 4000;) {
+          int n = 0;
+          if (line.rfind(staged + ":", 0) == 0 && std::sscanf(line.c_str() + staged.size() + 1, "%d", &n) == 1 && n > 1)
+            line = fs::path(files[k]).filename().string() + ":" + std::to_string(n - 1) +
+                   line.substr(line.find(':', staged.size() + 1));
+          why += "  " + line + "\n";
+        }
+        return failed("the <<<>>> launches cannot be translated for the emulator (" + tr.describe() + "):\n" + why,
+                      isolation);
+      }
+      for (auto& arg : cmd)
+        if (arg == staged) arg = translated;
+    }
     const ProcessResult cc = confined(cmd, spec, verbose);
     isolation = cc.isolation;
     if (cc.timed_out)

@@ -1,0 +1,29 @@
+// cuda2emu/translate.hpp - rewrites the `<<<...>>>` kernel launches of a CUDA source into calls
+// the emulator back-end compiles as plain C++:
+//
+//   callee<<<grid, block[, shared[, stream]]>>>(args...)
+//     -> ::gpulab::emu::cuda_launch(callee, ::gpulab::emu::launch_config(__FILE__, __LINE__,
+//                                   grid, block[, shared[, stream]]), args...)
+//
+// Everything else is copied byte for byte, and no line is added or removed inside the file, so
+// every line keeps its number; one include and a `#line 1 "<file>"` go before the first line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpulab::cuda2emu {
+
+struct Translation {
+  std::string text;                 ///< the translated file (valid only when errors is empty)
+  int launches = 0;                 ///< how many `<<<>>>` launches were rewritten
+  std::vector<std::string> errors;  ///< "file:line: message", one per launch it cannot rewrite
+};
+
+/// Translates `text`, the contents of `path` (the name the output's #line directive and the
+/// messages give). `clang_args` are the compile's options (-I, -D, -std=...): they set the
+/// language the lexer reads; includes are not followed.
+Translation translate(const std::string& path, const std::string& text,
+                      const std::vector<std::string>& clang_args = {});
+
+}  // namespace gpulab::cuda2emu
