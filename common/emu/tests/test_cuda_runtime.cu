@@ -65,6 +65,20 @@ TEST_F(CudaRuntime, MallocMemcpyLaunchRoundTrip) {
   EXPECT_EQ(cudaFree(d), cudaSuccess);
 }
 
+TEST_F(CudaRuntime, CopyBeyondAnAllocationIsInvalidValueNotACrash) {
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 16 * sizeof(int)), cudaSuccess);
+  std::vector<int> host(1 << 20, 3);
+  EXPECT_EQ(cudaMemcpy(d, host.data(), host.size() * sizeof(int), cudaMemcpyHostToDevice), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpy(host.data(), d, host.size() * sizeof(int), cudaMemcpyDeviceToHost), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemset(d, 0, 17 * sizeof(int)), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "not sticky";
+  EXPECT_EQ(cudaMemcpy(d, host.data(), 16 * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(d, host.data(), 16 * sizeof(int), cudaMemcpyDefault), cudaSuccess);
+  cudaFree(d);
+}
+
 TEST_F(CudaRuntime, KernelFaultIsStickyForTheRestOfTheProcess) {
   const int n = 256;
   int *d = nullptr, *other = nullptr;

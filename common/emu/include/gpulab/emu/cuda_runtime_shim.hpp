@@ -227,28 +227,57 @@ inline cudaError_t cudaFree(void* p) {
   gpulab::emu::device_free(p);
   return static_cast<cudaError_t>(gpulab::emu::cuda_sticky_error());
 }
-inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind,
+namespace gpulab::emu::shim {
+/// The sticky error, or cudaErrorInvalidValue (explained on stderr, and left as the last error)
+/// when a device side of a copy or fill is not `bytes` inside one device allocation: on a GPU
+/// such a copy fails instead of overrunning the allocation.
+inline cudaError_t check_transfer(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                                  const char* how, const char* file, int line) {
+  if (const int sticky = cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (bytes == 0) return cudaSuccess;
+  const bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  const char* bad = nullptr;
+  if (kind > cudaMemcpyDefault) bad = "the copy kind is not a cudaMemcpyKind";
+  else if (dst_device && !is_device_range(dst, bytes))
+    bad = "the destination is not that many bytes inside one device allocation";
+  else if (src && src_device && !is_device_range(src, bytes))
+    bad = "the source is not that many bytes inside one device allocation";
+  if (!bad) return cudaSuccess;
+  std::fprintf(stderr, "[gpulab emu] %s:%d: %s of %zu bytes: %s (cudaErrorInvalidValue)\n", file, line, how, bytes,
+               bad);
+  return static_cast<cudaError_t>(cuda_record_error(cudaErrorInvalidValue));
+}
+}  // namespace gpulab::emu::shim
+
+inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
                               const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  if (const int sticky = gpulab::emu::cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (const cudaError_t e = gpulab::emu::shim::check_transfer(dst, src, bytes, kind, "cudaMemcpy", file, line))
+    return e;
   gpulab::emu::host_copy(dst, src, bytes, "cudaMemcpy", file, line);
   return cudaSuccess;
 }
-inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind,
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
                                    cudaStream_t = nullptr, const char* file = __builtin_FILE(),
                                    int line = __builtin_LINE()) {
-  if (const int sticky = gpulab::emu::cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (const cudaError_t e = gpulab::emu::shim::check_transfer(dst, src, bytes, kind, "cudaMemcpyAsync", file, line))
+    return e;
   gpulab::emu::host_copy(dst, src, bytes, "cudaMemcpyAsync", file, line);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemset(void* p, int value, std::size_t bytes, const char* file = __builtin_FILE(),
                               int line = __builtin_LINE()) {
-  if (const int sticky = gpulab::emu::cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (const cudaError_t e =
+          gpulab::emu::shim::check_transfer(p, nullptr, bytes, cudaMemcpyHostToDevice, "cudaMemset", file, line))
+    return e;
   gpulab::emu::host_fill(p, value, bytes, "cudaMemset", file, line);
   return cudaSuccess;
 }
 inline cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t = nullptr,
                                    const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
-  if (const int sticky = gpulab::emu::cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (const cudaError_t e =
+          gpulab::emu::shim::check_transfer(p, nullptr, bytes, cudaMemcpyHostToDevice, "cudaMemsetAsync", file, line))
+    return e;
   gpulab::emu::host_fill(p, value, bytes, "cudaMemsetAsync", file, line);
   return cudaSuccess;
 }
