@@ -80,6 +80,16 @@ __global__ void mixed_min_max(int* out, int n) {
   if (threadIdx.x == 0) out[blockDim.x] = static_cast<int>(min(-1, 5u) == 5u);  // -1 as unsigned is large
 }
 
+/// What `extern __shared__ float f[]; extern __shared__ unsigned u[];` become (the `<<<>>>`
+/// translation's rewrite; see docs/architecture.md): views of the one dynamic shared memory.
+__global__ void dynamic_shared_views(unsigned* out) {
+  float* const f = gpulab::dynamic_shared<float>();
+  unsigned* const u = gpulab::dynamic_shared<unsigned>();
+  f[threadIdx.x] = 1.0f + static_cast<float>(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = u[threadIdx.x];  // the same bytes, read as unsigned
+}
+
 __global__ void hip_indices(int* out) {
   out[hipBlockIdx_x * hipBlockDim_x + hipThreadIdx_x] = static_cast<int>(hipThreadIdx_x + 1000 * hipBlockIdx_x);
 }
@@ -223,6 +233,19 @@ TEST_P(CudaHeaders, MinMaxTakeMixedSignedness) {
   const auto o = out.download();
   for (int t = 0; t < 64; ++t) EXPECT_EQ(o[t], 40 * 1000 + std::max(t, 3));
   EXPECT_EQ(o[64], 1);
+}
+
+TEST_P(CudaHeaders, DynamicSharedViewsOfDifferentTypesAlias) {
+  DeviceBuffer<unsigned> out(64);
+  launch(dynamic_shared_views, 1, 64, 64 * sizeof(float), out.data());
+  gpulab::synchronize();
+  const auto o = out.download();
+  for (unsigned t = 0; t < 64; ++t) {
+    const float f = 1.0f + static_cast<float>(t);
+    unsigned bits;
+    std::memcpy(&bits, &f, 4);
+    EXPECT_EQ(o[t], bits);
+  }
 }
 
 TEST(HostCode, VariablesNamedLikeTheBuiltins) {
