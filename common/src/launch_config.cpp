@@ -42,24 +42,24 @@ void allow_dynamic_shared_bytes(const void* kernel, std::size_t bytes, const cha
   dynamic_limits()[kernel] = bytes;
 }
 
-void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes, const void* kernel) {
-  const std::string at = Error::location(grid.file, grid.line);
+LaunchProblem launch_config_problem(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
+                                    const void* kernel) {
   const unsigned long long threads = 1ull * block.x * block.y * block.z;
   static const DeviceInfo info = device_info();
+  using K = LaunchProblem::Kind;
   if (threads == 0 || grid.dims.x == 0 || grid.dims.y == 0 || grid.dims.z == 0)
-    throw Error(at, "launch with an empty grid " + dims(grid.dims) + " or block " + dims(block),
-                "every dimension must be at least 1; for a problem of size n, use "
-                "(n + threads - 1) / threads blocks, which is 0 only when n is 0");
+    return {K::configuration, "launch with an empty grid " + dims(grid.dims) + " or block " + dims(block),
+            "every dimension must be at least 1; for a problem of size n, use "
+            "(n + threads - 1) / threads blocks, which is 0 only when n is 0"};
   if (threads > static_cast<unsigned long long>(info.max_threads_per_block) || block.x > 1024 ||
       block.y > 1024 || block.z > 64)
-    throw Error(at, "block " + dims(block) + " has " + std::to_string(threads) +
-                        " threads; a block holds at most " +
-                        std::to_string(info.max_threads_per_block) +
-                        " threads (x, y <= 1024, z <= 64)",
-                "use more blocks of fewer threads");
+    return {K::configuration,
+            "block " + dims(block) + " has " + std::to_string(threads) + " threads; a block holds at most " +
+                std::to_string(info.max_threads_per_block) + " threads (x, y <= 1024, z <= 64)",
+            "use more blocks of fewer threads"};
   if (grid.dims.y > 65535 || grid.dims.z > 65535 || grid.dims.x > 2147483647u)
-    throw Error(at, "grid " + dims(grid.dims) + " exceeds the limits (x < 2^31, y, z <= 65535)",
-                "put the large dimension in x");
+    return {K::configuration, "grid " + dims(grid.dims) + " exceeds the limits (x < 2^31, y, z <= 65535)",
+            "put the large dimension in x"};
   std::size_t limit = info.shared_per_block;
   {
     std::lock_guard<std::mutex> lock(g_limits_mutex);
@@ -67,10 +67,18 @@ void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_
     if (it != dynamic_limits().end()) limit = std::max(limit, it->second);
   }
   if (shared_bytes > limit)
-    throw Error(at, "the launch asks for " + std::to_string(shared_bytes) +
-                        " bytes of dynamic shared memory; this kernel may use " + std::to_string(limit),
-                "use smaller tiles, or allow more first with gpulab::set_max_dynamic_shared(kernel, bytes) (up to " +
-                    std::to_string(info.shared_per_block_optin) + " on this device)");
+    return {K::shared_memory,
+            "the launch asks for " + std::to_string(shared_bytes) +
+                " bytes of dynamic shared memory; this kernel may use " + std::to_string(limit),
+            "use smaller tiles, or allow more first with gpulab::set_max_dynamic_shared(kernel, bytes) / "
+            "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) (up to " +
+                std::to_string(info.shared_per_block_optin) + " on this device)"};
+  return {};
+}
+
+void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes, const void* kernel) {
+  const LaunchProblem p = launch_config_problem(grid, block, shared_bytes, kernel);
+  if (p.kind != LaunchProblem::Kind::none) throw Error(Error::location(grid.file, grid.line), p.what, p.hint);
 }
 
 }  // namespace gpulab

@@ -65,7 +65,7 @@ const char* const kAllowedNames =
     // GPU runtimes, and the symbols their compilers' generated code references.
     "cuda* __cuda* hip* __hip* __gnu_h2f_ieee __gnu_f2h_ieee "
     // The emulator's kernel vocabulary (extern int warpSize) and load/store tracing hooks.
-    "warpSize __sanitizer_cov_* "
+    "warpSize threadIdx blockIdx blockDim gridDim __sanitizer_cov_* "
     // Allocation.
     "malloc calloc realloc reallocarray free aligned_alloc posix_memalign memalign "
     "malloc_usable_size "
@@ -110,7 +110,11 @@ const std::set<std::string> kEmuVocabulary = {
     "fault_pending", "device_alloc", "device_free", "is_device_range", "warp_size", "workers",
     "stack_bytes", "KernelFault", "to_bits", "from_bits", "atomic_update",
     // the CUDA runtime shim's copies and fills (cudaMemcpy, cudaMemset on the emulator)
-    "host_copy", "host_fill"};
+    "host_copy", "host_fill",
+    // the CUDA shim's error codes and launches that return them (cuda_runtime_launch.hpp), and
+    // the 16-bit float types of the emulator's <cuda_fp16.h> / <cuda_bf16.h>
+    "cuda_sticky_error", "cuda_last_error", "cuda_record_error", "cuda_reset_errors",
+    "launch_with_status", "launch_from_pointers", "fp16", "same_type"};
 
 // Namespaces whose template and inline code a submission instantiates (weak definitions), but
 // to which it may not add strong definitions.

@@ -57,7 +57,7 @@ std::string thread_name(const Worker& w, unsigned linear) {
   return os.str();
 }
 
-void report(Worker& w, int kind, std::uintptr_t ra, const std::string& detail) {
+void report(Worker& w, int kind, std::uintptr_t ra, const std::string& detail, std::uintptr_t other_ra = 0) {
   for (FindingRecord& f : w.findings)
     if (f.kind == kind && f.ra == ra) {
       ++f.count;
@@ -68,6 +68,7 @@ void report(Worker& w, int kind, std::uintptr_t ra, const std::string& detail) {
   f.ra = ra;
   f.block = w.block_id;
   f.detail = detail;
+  f.other_ra = other_ra;
   f.count = 1;
   f.launch_file = w.launch->file;
   f.launch_line = w.launch->line;
@@ -222,6 +223,21 @@ void host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra)
   add_finding(f);
 }
 
+std::string write_write_race(const Worker& w, const Thread& t, unsigned other) {
+  return ids(w, t) + " writes a shared-memory word that " + thread_name(w, other) +
+         " also wrote, with no __syncthreads between them (write-write race)";
+}
+
+/// The deferred check of a same-warp store (PendingStore): now that the store has happened, a
+/// race only if it changed the bytes.
+void flush_pending_store(Worker& w) {
+  PendingStore& p = w.pending_store;
+  if (!p.active) return;
+  p.active = false;
+  if (std::memcmp(reinterpret_cast<const void*>(p.addr), p.before, p.size) != 0)
+    report(w, kRaceWriteWrite, p.ra, write_write_race(w, *p.thread, p.other), p.other_ra);
+}
+
 void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra,
                   std::uintptr_t region_begin, std::size_t shadow_offset) {
   const std::size_t first = (a - region_begin) / 4, last = (a + size - 1 - region_begin) / 4;
@@ -229,6 +245,9 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
   const std::uint32_t sync = w.warps[static_cast<std::size_t>(t.warp)].sync_epoch;
   const auto me = static_cast<std::uint16_t>(t.linear);
   const unsigned ws = static_cast<unsigned>(warpSize);
+  bool same_warp_write = false;  // a same-warp write-write: judged once the value is stored
+  std::uint16_t same_warp_writer = 0;
+  std::uintptr_t same_warp_ra = 0;
   for (std::size_t i = first; i <= last; ++i) {
     if (shadow_offset + i >= w.shadow.size()) break;
     ShadowWord& s = w.shadow[shadow_offset + i];
@@ -238,18 +257,25 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
       return other == me || (other / ws == me / ws && sync > other_sync);
     };
     if (store) {
-      if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch))
-        report(w, kRaceWriteWrite, ra,
-               ids(w, t) + " writes a shared-memory word that " + thread_name(w, s.writer) +
-                   " also wrote, with no __syncthreads between them (write-write race)");
-      else if (s.read_epoch == epoch && (s.multi_reader || !ordered(s.reader, s.reader_sync_epoch)))
+      if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch)) {
+        if (s.writer / ws == me / ws) {
+          same_warp_write = true;
+          same_warp_writer = s.writer;
+          same_warp_ra = s.writer_ra;
+        } else {
+          report(w, kRaceWriteWrite, ra, write_write_race(w, t, s.writer), s.writer_ra);
+        }
+      } else if (s.read_epoch == epoch && (s.multi_reader || !ordered(s.reader, s.reader_sync_epoch))) {
         report(w, kRaceReadWrite, ra,
                ids(w, t) + " overwrites a shared-memory word that " +
                    (s.multi_reader ? std::string("other threads") : thread_name(w, s.reader)) +
-                   " read since the last __syncthreads (read-write race: they may see the new value)");
+                   " read since the last __syncthreads (read-write race: they may see the new value)",
+               s.reader_ra);
+      }
       s.write_epoch = epoch;
       s.writer = me;
       s.writer_sync_epoch = sync;
+      s.writer_ra = ra;
     } else {
       if (s.write_epoch == 0)
         report(w, kUninitShared, ra,
@@ -257,13 +283,26 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
       else if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch))
         report(w, kRaceWriteRead, ra,
                ids(w, t) + " reads a shared-memory word that " + thread_name(w, s.writer) +
-                   " wrote with no __syncthreads between them (read-after-write race)");
+                   " wrote with no __syncthreads between them (read-after-write race)",
+               s.writer_ra);
       if (s.read_epoch == epoch && s.reader != me) s.multi_reader = 1;
       else if (s.read_epoch != epoch) s.multi_reader = 0;
       s.read_epoch = epoch;
       s.reader = me;
       s.reader_sync_epoch = sync;
+      s.reader_ra = ra;
     }
+  }
+  if (same_warp_write && size <= sizeof w.pending_store.before) {
+    PendingStore& p = w.pending_store;
+    p.active = true;
+    p.addr = a;
+    p.size = size;
+    std::memcpy(p.before, reinterpret_cast<const void*>(a), size);
+    p.ra = ra;
+    p.other_ra = same_warp_ra;
+    p.thread = &t;
+    p.other = same_warp_writer;
   }
 }
 
@@ -287,6 +326,7 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     return;
   }
   Thread& t = *w->current;
+  flush_pending_store(*w);
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   const Launch& L = *w->launch;
   const bool store = flags & kStore;
@@ -326,8 +366,11 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   const Stack& s = (*w->stacks)[t.linear];
   const auto lo = reinterpret_cast<std::uintptr_t>(s.base);
   if (a >= lo && a < lo + s.size) return;
-  const auto bi = reinterpret_cast<std::uintptr_t>(&builtins);
-  if (a >= bi && a < bi + sizeof(Builtins) && !store) return;
+  auto inside = [a](const auto& v) {
+    const auto b = reinterpret_cast<std::uintptr_t>(&v);
+    return a >= b && a < b + sizeof v;
+  };
+  if (!store && (inside(::threadIdx) || inside(::blockIdx) || inside(::blockDim) || inside(::gridDim))) return;
   const auto cl = reinterpret_cast<std::uintptr_t>(L.closure);
   if (a >= cl && a < cl + L.closure_bytes) return;
   if (static_ranges().contains(a)) return;
@@ -373,7 +416,10 @@ void tracing_begin_launch(Worker& w) {
   w.shadow.assign(words, ShadowWord{});
 }
 
+void tracing_flush_pending(Worker& w) { flush_pending_store(w); }
+
 void tracing_begin_block(Worker& w) {
+  w.pending_store.active = false;
   std::fill(w.shadow.begin(), w.shadow.end(), ShadowWord{});
   std::fill(w.thread_seq.begin(), w.thread_seq.end(), 0);
   w.bar_epoch = 1;

@@ -66,6 +66,22 @@ struct ShadowWord {
   std::uint16_t writer;             ///< linear thread id of the last writer
   std::uint16_t reader;             ///< linear thread id of the last reader
   std::uint8_t multi_reader;        ///< several threads read it in read_epoch
+  std::uintptr_t writer_ra;         ///< the last write's instruction (named in race findings)
+  std::uintptr_t reader_ra;         ///< the last read's instruction
+};
+
+/// A store to shared memory that another lane of the same warp also stored in this barrier
+/// interval: a race only if the values differ (several lanes storing one value is benign, as for
+/// NVIDIA's racecheck). The value is in memory only after the store, so the check waits for the
+/// worker's next traced access (or the end of the block), which comes before any other store.
+struct PendingStore {
+  bool active = false;
+  std::uintptr_t addr = 0;
+  unsigned size = 0;
+  unsigned char before[16] = {};
+  std::uintptr_t ra = 0, other_ra = 0;
+  const Thread* thread = nullptr;
+  std::uint16_t other = 0;  ///< linear id of the lane that wrote the word before
 };
 
 /// A sanitizer finding as first seen in a block, before symbolisation (metrics.cpp).
@@ -74,6 +90,7 @@ struct FindingRecord {
   std::uintptr_t ra = 0;
   unsigned long long block = 0;
   std::string detail;  ///< thread and block ids, the address, the other thread
+  std::uintptr_t other_ra = 0;  ///< races: the other access's instruction (0: unknown)
   long long count = 0;
   const char* launch_file = nullptr;  ///< the launch, named when the access's line is unknown
   int launch_line = 0;
@@ -153,6 +170,7 @@ struct Worker {
   std::uintptr_t static_shared_begin = 0, static_shared_end = 0;
   std::vector<ShadowWord> shadow;  ///< static shared words, then dynamic shared words
   std::uint32_t bar_epoch = 1;
+  PendingStore pending_store;
   std::vector<FindingRecord> findings;
   std::size_t recorded = 0;    ///< accesses kept for the running block
   /// The last traced access (address, size), for the fault handler: a fault right after a
@@ -192,6 +210,8 @@ void on_atomic(const void* p, unsigned size, void* return_address);
 void tracing_begin_launch(Worker& w);
 void tracing_begin_block(Worker& w);
 void tracing_end_block(Worker& w);
+/// Judges a same-warp store still waiting for its value (access.cpp); tracing_end_block calls it.
+void tracing_flush_pending(Worker& w);
 /// A snapshot of the device allocations, for a launch.
 std::vector<std::pair<std::uintptr_t, std::size_t>> allocation_snapshot();
 /// The live device allocation holding [a, a+size): its start and size. Cheap and lock-free in

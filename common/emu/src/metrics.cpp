@@ -105,6 +105,7 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
 namespace gpulab::emu::detail {
 
 void tracing_end_block(Worker& w) {
+  tracing_flush_pending(w);
   std::map<Key, Totals> local;
   for (std::vector<Access>& v : w.accesses) {
     if (v.empty()) continue;
@@ -370,7 +371,16 @@ std::vector<Finding> findings() {
   for (std::size_t i = 0; i < out.size(); ++i) {
     Finding& r = out[i];
     const std::string hint = detail::finding_hint(first[i]->kind);
+    if (first[i]->other_ra) {
+      const auto [ofile, oline] = symbolize(first[i]->other_ra);
+      if (oline > 0) {
+        r.other_file = ofile;
+        r.other_line = oline;
+      }
+    }
     r.message = r.file + ":" + std::to_string(r.line) + ": " + first[i]->detail +
+                (r.other_line > 0 ? "; the other access is at " + r.other_file + ":" + std::to_string(r.other_line)
+                                  : std::string()) +
                 (r.count > 1 ? " (seen " + std::to_string(r.count) + " times)" : "") +
                 (hint.empty() ? "" : "\n  hint: " + hint);
   }

@@ -13,11 +13,24 @@
 
 #include "internal.hpp"
 
-namespace gpulab::emu {
-__thread Builtins builtins __attribute__((tls_model("initial-exec")));
-}
+// The index built-ins (kernel.hpp), in the global namespace as in CUDA.
+__thread uint3 threadIdx __attribute__((tls_model("initial-exec"))) = {0, 0, 0};
+__thread uint3 blockIdx __attribute__((tls_model("initial-exec"))) = {0, 0, 0};
+__thread dim3 blockDim __attribute__((tls_model("initial-exec")));
+__thread dim3 gridDim __attribute__((tls_model("initial-exec")));
 
 namespace gpulab::emu::detail {
+
+/// Why a thread that returned before a __syncthreads the rest of its block reaches is a fault,
+/// said precisely: the rule, and why the code may nevertheless seem to work on a recent GPU.
+constexpr const char* kExitAtBarrierRule =
+    "The CUDA programming guide allows __syncthreads only where every thread of the block reaches"
+    " it (in conditional code, only if the condition is the same in the whole block); otherwise"
+    " the behaviour is undefined. NVIDIA GPUs since Volta count threads that have exited as"
+    " arrived, so such code happens to work there, by accident; it is not portable (older GPUs"
+    " and other vendors may hang or go wrong)."
+    "\n  hint: instead of returning early, guard the work with `if (i < n) { ... }` and let every"
+    " thread of the block reach the barrier.";
 
 __thread Worker* this_worker __attribute__((tls_model("initial-exec"))) = nullptr;
 
@@ -130,9 +143,7 @@ void fiber_main(ctx::transfer_t t) {
     fault("exit-at-barrier",
           describe_thread(w, self) + " returned while " + std::to_string(w.bar_arrived) +
               " thread(s) of its block wait at __syncthreads " + where(w.bar_file, w.bar_line) +
-              ".\n  hint: every thread of a block must reach every __syncthreads; instead of"
-              " returning early, guard the work with `if (i < n) { ... }` and let all threads"
-              " reach the barrier.");
+              ". " + kExitAtBarrierRule);
   // Lanes that wait for this one in a warp collective may now be complete without it.
   for (std::size_t ri = 0; ri < warp.open.size();)
     if (!try_complete(w, warp, self.warp, ri)) ++ri;
@@ -191,11 +202,11 @@ bool resolve_active_masks(Worker& w) {
 void run_block(Worker& w, unsigned long long id) {
   const Launch& L = *w.launch;
   w.block_id = id;
-  builtins.block_idx = uint3{static_cast<unsigned>(id % L.grid.x),
+  ::blockIdx = uint3{static_cast<unsigned>(id % L.grid.x),
                              static_cast<unsigned>(id / L.grid.x % L.grid.y),
                              static_cast<unsigned>(id / (static_cast<unsigned long long>(L.grid.x) * L.grid.y))};
-  builtins.block_dim = L.block;
-  builtins.grid_dim = L.grid;
+  ::blockDim = L.block;
+  ::gridDim = L.grid;
   const std::size_t n = w.threads.size();
   for (Warp& warp : w.warps) {
     warp.live = 0;
@@ -228,7 +239,7 @@ void run_block(Worker& w, unsigned long long id) {
     for (Thread& t : w.threads) {
       if (t.state != State::runnable) continue;
       ran = true;
-      builtins.thread_idx = t.tid;
+      ::threadIdx = t.tid;
       w.current = &t;
       t.context = ctx::jump_fcontext(t.context, nullptr).fctx;
       w.current = nullptr;
@@ -250,8 +261,8 @@ void run_block(Worker& w, unsigned long long id) {
     if (ran || w.live == 0) continue;
     if (resolve_active_masks(w)) continue;
     std::ostringstream os;
-    os << "deadlock in block (" << builtins.block_idx.x << "," << builtins.block_idx.y << ","
-       << builtins.block_idx.z << ") of the kernel launched at " << where(L.file, L.line)
+    os << "deadlock in block (" << ::blockIdx.x << "," << ::blockIdx.y << ","
+       << ::blockIdx.z << ") of the kernel launched at " << where(L.file, L.line)
        << ": no thread can make progress.";
     describe_waiters(w, os);
     os << "\n  hint: a barrier or warp collective is waiting for threads that went another way"
@@ -314,7 +325,7 @@ std::string describe_thread(const Worker& w, const Thread& t) {
   (void)w;
   std::ostringstream os;
   os << "thread (" << t.tid.x << "," << t.tid.y << "," << t.tid.z << ") of block ("
-     << builtins.block_idx.x << "," << builtins.block_idx.y << "," << builtins.block_idx.z << ")";
+     << ::blockIdx.x << "," << ::blockIdx.y << "," << ::blockIdx.z << ")";
   return os.str();
 }
 
@@ -330,9 +341,7 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
     fault("exit-at-barrier",
           where(file, line) + ": " + describe_thread(w, self) + " reached __syncthreads, but " +
               describe_thread(w, *w.first_exited) +
-              " has already returned, so this barrier can never be complete."
-              "\n  hint: every thread of a block must reach every __syncthreads; guard the work"
-              " with `if (i < n) { ... }` instead of returning early.");
+              " has already returned before it. " + kExitAtBarrierRule);
   if (w.bar_arrived == 0) {
     w.bar_file = file;
     w.bar_line = line;

@@ -67,7 +67,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
                     "that are multiples of 16 (8), e.g. rows whose length is a multiple of 4 floats.\n",
                     w->last_size, reinterpret_cast<void*>(w->last_address),
                     static_cast<unsigned long>(w->last_address % w->last_size), w->last_size, t.tid.x,
-                    t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y, builtins.block_idx.z, w->launch->file,
+                    t.tid.y, t.tid.z, ::blockIdx.x, ::blockIdx.y, ::blockIdx.z, w->launch->file,
                     w->launch->line);
     else if (overflow)
       std::snprintf(msg, sizeof msg,
@@ -75,8 +75,8 @@ void on_fault(int sig, siginfo_t* info, void* context) {
                     "kernel launched at %s:%d: its %zu KiB stack is exhausted (large local arrays "
                     "or deep recursion).\n  hint: make local arrays smaller or move them to shared "
                     "memory; to emulate anyway, set GPULAB_EMU_STACK_KB (now %zu).\n",
-                    t.tid.x, t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y,
-                    builtins.block_idx.z, w->launch->file, w->launch->line, s.usable() / 1024,
+                    t.tid.x, t.tid.y, t.tid.z, ::blockIdx.x, ::blockIdx.y,
+                    ::blockIdx.z, w->launch->file, w->launch->line, s.usable() / 1024,
                     s.usable() / 1024);
     else
       std::snprintf(msg, sizeof msg,
@@ -85,8 +85,8 @@ void on_fault(int sig, siginfo_t* info, void* context) {
                     "the end of an array, or a host pointer passed to a kernel; on a GPU this is "
                     "an illegal-address error.\n",
                     sig == SIGBUS ? "bus error" : "segmentation fault", info->si_addr, t.tid.x,
-                    t.tid.y, t.tid.z, builtins.block_idx.x, builtins.block_idx.y,
-                    builtins.block_idx.z, w->launch->file, w->launch->line);
+                    t.tid.y, t.tid.z, ::blockIdx.x, ::blockIdx.y,
+                    ::blockIdx.z, w->launch->file, w->launch->line);
     write_err(msg);
   }
   signal(sig, SIG_DFL);

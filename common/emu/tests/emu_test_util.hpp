@@ -16,9 +16,11 @@ class EmuTest : public ::testing::TestWithParam<int> {
     saved_ = gpulab::emu::warp_size();
     gpulab::emu::set_warp_size(GetParam());
     (void)gpulab::emu::take_pending_fault();
+    gpulab::emu::cuda_reset_errors();  // the CUDA shim's sticky error lasts for the process
   }
   void TearDown() override {
     (void)gpulab::emu::take_pending_fault();
+    gpulab::emu::cuda_reset_errors();
     gpulab::emu::set_warp_size(saved_);
   }
 

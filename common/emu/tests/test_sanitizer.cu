@@ -93,6 +93,13 @@ __global__ void race_kinds(float* out, int kind) {
   out[threadIdx.x] += buf[threadIdx.x];
 }
 
+__global__ void lanes_store_one_word(float* out, int differ) {
+  __shared__ int flag;
+  flag = differ ? static_cast<int>(threadIdx.x) : 7;  // every lane of the (one) warp stores it
+  __syncthreads();
+  out[threadIdx.x] = static_cast<float>(flag);
+}
+
 __global__ void shared_overrun(float* out, int read) {
   __shared__ float small[32];
   __shared__ float after[32];
@@ -154,6 +161,36 @@ TEST_P(Sanitizer, EachKindOfRaceIsNamed) {
     ASSERT_EQ(races.size(), 1u) << "kind " << kind;
     EXPECT_NE(races[0].message.find(expected[kind]), std::string::npos) << races[0].message;
   }
+}
+
+TEST_P(Sanitizer, RaceNamesBothAccesses) {
+  DeviceBuffer<float> out(std::vector<float>(64, 0.0f));
+  launch(race_kinds, 1, 64, 0, out.data(), 1);  // thread 0 writes buf[0], thread 1 reads it
+  gpulab::synchronize();
+  const auto races = of_kind("race");
+  ASSERT_EQ(races.size(), 1u);
+  const int write_line = line_of("race_kinds", 1, "buf[0] = 2.0f");
+  EXPECT_EQ(races[0].line, line_of("race_kinds", 1, "out[1] = buf[0]")) << races[0].message;
+  EXPECT_EQ(races[0].other_line, write_line) << races[0].message;
+  EXPECT_NE(races[0].message.find("the other access is at " + races[0].other_file + ":" + std::to_string(write_line)),
+            std::string::npos)
+      << races[0].message;
+}
+
+TEST_P(Sanitizer, LanesOfAWarpStoringTheSameValueAreNotARace) {
+  const int ws = GetParam();
+  DeviceBuffer<float> out(static_cast<std::size_t>(ws));
+  launch(lanes_store_one_word, 1, ws, 0, out.data(), 0);
+  gpulab::synchronize();
+  EXPECT_TRUE(of_kind("race").empty()) << of_kind("race")[0].message;
+  for (float v : out.download()) EXPECT_EQ(v, 7.0f);
+  // Different values from the lanes of one warp: a write-write race, naming the line.
+  launch(lanes_store_one_word, 1, ws, 0, out.data(), 1);
+  gpulab::synchronize();
+  const auto races = of_kind("race");
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_NE(races[0].message.find("write-write race"), std::string::npos) << races[0].message;
+  EXPECT_EQ(races[0].line, line_of("lanes_store_one_word", 1, "flag = differ")) << races[0].message;
 }
 
 TEST_P(Sanitizer, CorrectReductionHasNoFindings) {

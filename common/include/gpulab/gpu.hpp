@@ -110,3 +110,6 @@ __device__ inline void __syncwarp(unsigned long long = ~0ull) { __builtin_amdgcn
 #endif
 
 #include "gpulab/launch.hpp"
+#if defined(GPULAB_BACKEND_EMU)
+#include "gpulab/emu/cuda_runtime_launch.hpp"
+#endif

@@ -38,6 +38,19 @@ struct LaunchGrid {
       : dims(static_cast<unsigned>(x)), file(f), line(l) {}
 };
 
+/// What is wrong with a launch configuration, if anything.
+struct LaunchProblem {
+  enum class Kind {
+    none,
+    configuration,  ///< empty or too large a block or grid (CUDA: cudaErrorInvalidConfiguration)
+    shared_memory,  ///< more dynamic shared memory than the kernel may use (cudaErrorInvalidValue)
+  };
+  Kind kind = Kind::none;
+  std::string what, hint;
+};
+/// Validates a launch configuration against the device's limits, without throwing.
+LaunchProblem launch_config_problem(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
+                                    const void* kernel = nullptr);
 /// Validates a launch configuration against the device's limits; throws gpulab::Error.
 void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
                          const void* kernel = nullptr);

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>  // before __noinline__ is defined: libstdc++'s shared_ptr spells __attribute__((__noinline__))
 #include <type_traits>
 
 #include "gpulab/emu/runtime.hpp"
@@ -50,21 +51,14 @@ struct dim3 {
   constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
 };
 
-namespace gpulab::emu {
-/// What threadIdx & co. read; the scheduler rewrites it before resuming each fiber.
-struct Builtins {
-  uint3 thread_idx{0, 0, 0};
-  uint3 block_idx{0, 0, 0};
-  dim3 block_dim{1, 1, 1};
-  dim3 grid_dim{1, 1, 1};
-};
-extern __thread Builtins builtins __attribute__((tls_model("initial-exec")));
-}  // namespace gpulab::emu
-
-#define threadIdx (::gpulab::emu::builtins.thread_idx)
-#define blockIdx (::gpulab::emu::builtins.block_idx)
-#define blockDim (::gpulab::emu::builtins.block_dim)
-#define gridDim (::gpulab::emu::builtins.grid_dim)
+/// What threadIdx & co. read: variables of the emulator (thread-local to each worker OS thread),
+/// which the scheduler rewrites before resuming each fiber. Variables, not macros, so that host
+/// code may have variables of the same names (`dim3 blockDim(16, 16);` in main, as CUDA programs
+/// often do): a local declaration simply hides the built-in, as in CUDA.
+extern __thread uint3 threadIdx __attribute__((tls_model("initial-exec")));
+extern __thread uint3 blockIdx __attribute__((tls_model("initial-exec")));
+extern __thread dim3 blockDim __attribute__((tls_model("initial-exec")));
+extern __thread dim3 gridDim __attribute__((tls_model("initial-exec")));
 
 /// Lanes per warp for this run (32 by default; GPULAB_WARP_SIZE=64 emulates AMD wavefronts).
 /// A run-time value, exactly as on CUDA and ROCm 7: never a compile-time constant.
@@ -263,18 +257,32 @@ inline float __saturatef(float x) { return x < 0.f ? 0.f : (x > 1.f ? 1.f : x); 
 inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
 inline float __fadd_rn(float a, float b) { return a + b; }
 inline float __fmul_rn(float a, float b) { return a * b; }
-inline int min(int a, int b) { return a < b ? a : b; }
-inline int max(int a, int b) { return a > b ? a : b; }
-inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
-inline unsigned max(unsigned a, unsigned b) { return a > b ? a : b; }
-inline long long min(long long a, long long b) { return a < b ? a : b; }
-inline long long max(long long a, long long b) { return a > b ? a : b; }
-inline unsigned long long min(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
-inline unsigned long long max(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+// min/max with CUDA's overload set: the mixed signed/unsigned forms return the unsigned type
+// (as CUDA's math_functions.hpp does), so `min(i, blockDim.x)` is not ambiguous.
+#define GPULAB_EMU_MINMAX(R, A, B)                                           \
+  inline R min(A a, B b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); } \
+  inline R max(A a, B b) { return static_cast<R>(a) > static_cast<R>(b) ? static_cast<R>(a) : static_cast<R>(b); }
+GPULAB_EMU_MINMAX(int, int, int)
+GPULAB_EMU_MINMAX(unsigned, unsigned, unsigned)
+GPULAB_EMU_MINMAX(unsigned, int, unsigned)
+GPULAB_EMU_MINMAX(unsigned, unsigned, int)
+GPULAB_EMU_MINMAX(long, long, long)
+GPULAB_EMU_MINMAX(unsigned long, unsigned long, unsigned long)
+GPULAB_EMU_MINMAX(unsigned long, long, unsigned long)
+GPULAB_EMU_MINMAX(unsigned long, unsigned long, long)
+GPULAB_EMU_MINMAX(long long, long long, long long)
+GPULAB_EMU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+GPULAB_EMU_MINMAX(unsigned long long, long long, unsigned long long)
+GPULAB_EMU_MINMAX(unsigned long long, unsigned long long, long long)
+#undef GPULAB_EMU_MINMAX
 inline float min(float a, float b) { return std::fmin(a, b); }
 inline float max(float a, float b) { return std::fmax(a, b); }
 inline double min(double a, double b) { return std::fmin(a, b); }
 inline double max(double a, double b) { return std::fmax(a, b); }
+inline double min(float a, double b) { return std::fmin(static_cast<double>(a), b); }
+inline double max(float a, double b) { return std::fmax(static_cast<double>(a), b); }
+inline double min(double a, float b) { return std::fmin(a, static_cast<double>(b)); }
+inline double max(double a, float b) { return std::fmax(a, static_cast<double>(b)); }
 inline int __float_as_int(float f) { return gpulab::emu::from_bits<int>(gpulab::emu::to_bits(f)); }
 inline unsigned __float_as_uint(float f) {
   return gpulab::emu::from_bits<unsigned>(gpulab::emu::to_bits(f));
@@ -299,6 +307,35 @@ inline unsigned __brev(unsigned x) {
 inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
 }
+
+// ---- cache-hinted loads and stores -------------------------------------------------------
+// The hints (read-only path, streaming, L2 only, write-back, write-through...) change where a GPU
+// caches the data, never the value: here they are plain loads and stores of the kernel file, so
+// the tracing, the metrics and the sanitizer see them like any other access.
+namespace gpulab::emu {
+template <class T>
+struct same_type {
+  using type = T;
+};
+}  // namespace gpulab::emu
 template <class T>
 inline T __ldg(const T* p) { return *p; }
+template <class T>
+inline T __ldcs(const T* p) { return *p; }
+template <class T>
+inline T __ldcg(const T* p) { return *p; }
+template <class T>
+inline T __ldca(const T* p) { return *p; }
+template <class T>
+inline T __ldlu(const T* p) { return *p; }
+template <class T>
+inline T __ldcv(const T* p) { return *p; }
+template <class T>
+inline void __stcs(T* p, typename gpulab::emu::same_type<T>::type v) { *p = v; }
+template <class T>
+inline void __stcg(T* p, typename gpulab::emu::same_type<T>::type v) { *p = v; }
+template <class T>
+inline void __stwb(T* p, typename gpulab::emu::same_type<T>::type v) { *p = v; }
+template <class T>
+inline void __stwt(T* p, typename gpulab::emu::same_type<T>::type v) { *p = v; }
 long long clock64();

@@ -67,6 +67,9 @@ struct Finding {
   int line = 0;
   std::string message;  ///< file:line, block and thread ids, what happened, a one-line hint
   long long count = 0;  ///< times seen (the message describes the first, in block order)
+  /// Races: the other access of the pair (the earlier write or read of the word), when known.
+  std::string other_file;
+  int other_line = 0;
 };
 /// Findings since reset, deduplicated by (kind, line), in a deterministic order.
 std::vector<Finding> findings();

@@ -46,6 +46,19 @@ struct KernelFault {
 KernelFault take_pending_fault();
 bool fault_pending();
 
+// ---- CUDA-style error codes (the shim in cuda_runtime_shim.hpp) ---------------------------
+/// The sticky error (a cudaError_t value; 0: none). A pending kernel fault becomes it here (its
+/// message printed once on stderr): cudaErrorIllegalAddress for an access outside device or
+/// shared memory, cudaErrorMisalignedAddress, else cudaErrorLaunchFailure. Once set it stays for
+/// the rest of the process (as a corrupted CUDA context does), until cuda_reset_errors().
+int cuda_sticky_error();
+/// The sticky error if any, else the calling thread's last error (cleared when `clear`).
+int cuda_last_error(bool clear);
+/// Records a non-sticky error as the calling thread's last error; returns `code`.
+int cuda_record_error(int code);
+/// cudaDeviceReset: forgets the sticky and the last error (and a fault not yet read).
+void cuda_reset_errors();
+
 // ---- device memory -----------------------------------------------------------------------
 /// Device allocations are host memory registered with the emulator (so that the sanitizer can
 /// tell global memory from anything else), page-aligned, filled with 0xFF bytes (NaN floats,

@@ -1,0 +1,112 @@
+// <cooperative_groups.h> for the gpulab emulator: the thread block and its static tiles, on top
+// of the emulator's __syncthreads and warp shuffles (so the emulator checks them the same way:
+// a tile's sync or shuffle that not every lane of the tile reaches is reported).
+//
+// Supported: this_thread_block() with sync, thread_rank, size/num_threads, group_index,
+// thread_index, group_dim/dim_threads; tiled_partition<N>(block or tile) for N a power of two up
+// to warpSize, with sync, thread_rank, size/num_threads, meta_group_rank, meta_group_size, shfl,
+// shfl_up, shfl_down, shfl_xor, any, all, ballot; cg::sync(group). Reductions: <cooperative_groups/reduce.h>.
+// Not supported: grid groups (this_grid, cooperative launches), coalesced groups, dynamic tiles.
+#pragma once
+
+#include "cuda_runtime.h"
+
+namespace cooperative_groups {
+
+namespace details {
+/// The calling thread's rank in its block, x fastest (as the hardware numbers lanes).
+inline unsigned block_rank() { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z); }
+inline unsigned block_size() { return blockDim.x * blockDim.y * blockDim.z; }
+}  // namespace details
+
+class thread_block {
+ public:
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const { __syncthreads(file, line); }
+  unsigned thread_rank() const { return details::block_rank(); }
+  unsigned size() const { return details::block_size(); }
+  unsigned num_threads() const { return details::block_size(); }
+  dim3 group_index() const { return dim3(blockIdx); }
+  dim3 thread_index() const { return dim3(threadIdx); }
+  dim3 group_dim() const { return blockDim; }
+  dim3 dim_threads() const { return blockDim; }
+};
+
+inline thread_block this_thread_block() { return thread_block(); }
+
+/// A static tile of N consecutive threads of the block (N a power of two, at most warpSize): a
+/// tile never straddles two warps, so its collectives are warp collectives over its lanes.
+template <unsigned N>
+class thread_block_tile {
+  static_assert(N >= 1 && N <= 64 && (N & (N - 1)) == 0, "tile sizes are powers of two up to 64 (warpSize)");
+
+ public:
+  /// `parent_size`: the threads of the group it was cut from (0: the whole block).
+  explicit thread_block_tile(unsigned parent_size = 0) : parent_size_(parent_size) {}
+
+  static constexpr unsigned num_threads() { return N; }
+  static constexpr unsigned size() { return N; }
+  unsigned thread_rank() const { return details::block_rank() % N; }
+  unsigned meta_group_rank() const {
+    const unsigned r = details::block_rank();
+    return (parent_size_ ? r % parent_size_ : r) / N;
+  }
+  unsigned meta_group_size() const { return parent_size_ ? parent_size_ / N : (details::block_size() + N - 1) / N; }
+
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const { __syncwarp(mask(), file, line); }
+
+  template <class T>
+  T shfl(T v, int src_rank, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __shfl_sync(mask(), v, src_rank, static_cast<int>(N), file, line);
+  }
+  template <class T>
+  T shfl_down(T v, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __shfl_down_sync(mask(), v, delta, static_cast<int>(N), file, line);
+  }
+  template <class T>
+  T shfl_up(T v, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __shfl_up_sync(mask(), v, delta, static_cast<int>(N), file, line);
+  }
+  template <class T>
+  T shfl_xor(T v, unsigned lane_mask, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __shfl_xor_sync(mask(), v, static_cast<int>(lane_mask), static_cast<int>(N), file, line);
+  }
+  int any(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __any_sync(mask(), pred, file, line);
+  }
+  int all(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __all_sync(mask(), pred, file, line);
+  }
+  /// Bit i: the tile's thread of rank i has a non-zero predicate.
+  unsigned long long ballot(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return (__ballot_sync(mask(), pred, file, line) >> first_lane()) & all_lanes();
+  }
+
+ private:
+  static constexpr unsigned long long all_lanes() { return N == 64 ? ~0ull : (1ull << N) - 1; }
+  unsigned first_lane() const {
+    const unsigned lane = details::block_rank() % static_cast<unsigned>(warpSize);
+    return lane - lane % N;
+  }
+  unsigned long long mask() const { return all_lanes() << first_lane(); }
+  unsigned parent_size_;
+};
+
+template <unsigned N>
+thread_block_tile<N> tiled_partition(const thread_block&) {
+  return thread_block_tile<N>(0);
+}
+template <unsigned N, unsigned M>
+thread_block_tile<N> tiled_partition(const thread_block_tile<M>&) {
+  static_assert(N <= M, "a tile is cut into smaller tiles");
+  return thread_block_tile<N>(M);
+}
+
+inline void sync(const thread_block& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  g.sync(file, line);
+}
+template <unsigned N>
+void sync(const thread_block_tile<N>& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  g.sync(file, line);
+}
+
+}  // namespace cooperative_groups

@@ -1,0 +1,279 @@
+// What standalone CUDA (and HIP) files include and write, on the emulator: cooperative groups,
+// 16-bit floats, cache-hinted loads and stores, CUDA's min/max overloads, host variables named
+// like the index built-ins, and the HIP spelling of the runtime.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <device_launch_parameters.h>
+#include <gtest/gtest.h>
+#include <hip/hip_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "emu_test_util.hpp"
+#include "gpulab/emu/metrics.hpp"
+
+namespace cg = cooperative_groups;
+namespace emu = gpulab::emu;
+using gpulab::DeviceBuffer;
+using gpulab::launch;
+
+// ---- kernels ------------------------------------------------------------------------------
+
+/// Each tile of 16 (and each warp-sized tile of 8 inside it) sums its threads' values.
+__global__ void tile_sums(const int* in, int* sums16, int* ranks, int* maxima8) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<16> tile = cg::tiled_partition<16>(block);
+  const int v = in[block.thread_rank()];
+  const int sum = cg::reduce(tile, v, cg::plus<int>());
+  if (tile.thread_rank() == 0) sums16[tile.meta_group_rank()] = sum;
+  ranks[block.thread_rank()] = static_cast<int>(tile.thread_rank() + 100 * tile.meta_group_rank());
+  cg::thread_block_tile<8> eighth = cg::tiled_partition<8>(tile);
+  const int hi = cg::reduce(eighth, v, cg::greater<int>());
+  const int lo = cg::reduce(eighth, v, cg::less<int>());
+  if (eighth.thread_rank() == 0) maxima8[block.thread_rank() / 8] = hi * 1000 + lo;
+  block.sync();
+}
+
+/// Shuffles inside a tile of 4: rotate by one, and a butterfly with shfl_xor.
+__global__ void tile_shuffles(int* rotated, int* down, int* ballots) {
+  auto tile = cg::tiled_partition<4>(cg::this_thread_block());
+  const int r = static_cast<int>(threadIdx.x);
+  rotated[r] = tile.shfl(r, static_cast<int>((tile.thread_rank() + 1) % 4));
+  down[r] = tile.shfl_down(r, 1u) + tile.shfl_xor(r, 2u) * 1000;
+  ballots[r] = static_cast<int>(tile.ballot(r % 2 == 0)) + (tile.any(r == 5) ? 100 : 0) + (tile.all(r < 1000) ? 1000 : 0);
+  tile.sync();
+}
+
+/// Each hint on its own address: the compiler may not merge or drop any of these accesses.
+__global__ void cache_hinted_copy(const float* in, float* out, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n) return;
+  const float a = __ldg(in + i) + __ldcs(in + n + i) + __ldcg(in + 2 * n + i);
+  const float b = __ldca(in + 3 * n + i) + __ldlu(in + 4 * n + i) + __ldcv(in + 5 * n + i);
+  __stcs(out + i, a);
+  __stcg(out + n + i, b);
+  __stwb(out + 2 * n + i, a + b);
+  __stwt(out + 3 * n + i, a - b);
+}
+
+__global__ void half_math(const float* in, float* out) {
+  const int i = static_cast<int>(threadIdx.x);
+  const __half h = __float2half(in[i]);
+  const __half two = __float2half(2.0f);
+  out[i] = __half2float(__hfma(h, two, h * two));  // 4 * x in half precision
+  const __nv_bfloat16 b = __float2bfloat16(in[i]);
+  out[32 + i] = __bfloat162float(b + b);
+}
+
+__global__ void mixed_min_max(int* out, int n) {
+  // min(int, unsigned) as CUDA has it: unsigned (so the comparison is unsigned).
+  const unsigned a = min(n, blockDim.x);
+  const unsigned b = max(static_cast<int>(threadIdx.x), 3u);
+  out[threadIdx.x] = static_cast<int>(a * 1000 + b);
+  if (threadIdx.x == 0) out[blockDim.x] = static_cast<int>(min(-1, 5u) == 5u);  // -1 as unsigned is large
+}
+
+/// What `extern __shared__ float f[]; extern __shared__ unsigned u[];` become (the `<<<>>>`
+/// translation's rewrite; see docs/architecture.md): views of the one dynamic shared memory.
+__global__ void dynamic_shared_views(unsigned* out) {
+  float* const f = gpulab::dynamic_shared<float>();
+  unsigned* const u = gpulab::dynamic_shared<unsigned>();
+  f[threadIdx.x] = 1.0f + static_cast<float>(threadIdx.x);
+  __syncthreads();
+  out[threadIdx.x] = u[threadIdx.x];  // the same bytes, read as unsigned
+}
+
+__global__ void hip_indices(int* out) {
+  out[hipBlockIdx_x * hipBlockDim_x + hipThreadIdx_x] = static_cast<int>(hipThreadIdx_x + 1000 * hipBlockIdx_x);
+}
+
+// ---- tests --------------------------------------------------------------------------------
+
+class CudaHeaders : public EmuTest {};
+INSTANTIATE_TEST_SUITE_P(WarpSizes, CudaHeaders, ::testing::Values(32, 64),
+                         [](const auto& info) { return "warp" + std::to_string(info.param); });
+
+TEST_P(CudaHeaders, TiledPartitionReducesEachTile) {
+  const int threads = 64;
+  std::vector<int> in(threads);
+  for (int i = 0; i < threads; ++i) in[i] = (i * 7) % 23 - 5;
+  DeviceBuffer<int> d_in(in), sums(threads / 16), ranks(threads), maxima(threads / 8);
+  launch(tile_sums, 1, threads, 0, d_in.data(), sums.data(), ranks.data(), maxima.data());
+  gpulab::synchronize();
+  const auto s = sums.download(), r = ranks.download(), m = maxima.download();
+  for (int t = 0; t < threads / 16; ++t) {
+    int expect = 0;
+    for (int i = 0; i < 16; ++i) expect += in[t * 16 + i];
+    EXPECT_EQ(s[t], expect) << "tile " << t;
+  }
+  for (int i = 0; i < threads; ++i) EXPECT_EQ(r[i], i % 16 + 100 * (i / 16));
+  for (int t = 0; t < threads / 8; ++t) {
+    int hi = in[t * 8], lo = in[t * 8];
+    for (int i = 0; i < 8; ++i) hi = std::max(hi, in[t * 8 + i]), lo = std::min(lo, in[t * 8 + i]);
+    EXPECT_EQ(m[t], hi * 1000 + lo) << "tile " << t;
+  }
+}
+
+TEST_P(CudaHeaders, TileShufflesStayInsideTheTile) {
+  DeviceBuffer<int> rotated(32), down(32), ballots(32);
+  launch(tile_shuffles, 1, 32, 0, rotated.data(), down.data(), ballots.data());
+  gpulab::synchronize();
+  const auto a = rotated.download(), d = down.download(), b = ballots.download();
+  for (int i = 0; i < 32; ++i) {
+    const int base = i - i % 4;
+    EXPECT_EQ(a[i], base + (i % 4 + 1) % 4) << i;
+    const int below = i % 4 == 3 ? i : i + 1;  // shfl_down past the tile's end keeps its own value
+    EXPECT_EQ(d[i], below + (i ^ 2) * 1000) << i;
+    EXPECT_EQ(b[i], 0b0101 + (base == 4 ? 100 : 0) + 1000) << i;
+  }
+}
+
+TEST_P(CudaHeaders, CacheHintedLoadsAndStoresAreTracedAccesses) {
+  const int n = 100;
+  std::vector<float> in(6 * n);
+  for (int k = 0; k < 6 * n; ++k) in[k] = static_cast<float>(k);
+  DeviceBuffer<float> d_in(in), out(4 * n);
+  emu::reset_findings();
+  emu::reset_metrics();
+  launch(cache_hinted_copy, 2, 64, 0, d_in.data(), out.data(), n);
+  gpulab::synchronize();
+  const auto o = out.download();
+  for (int i = 0; i < n; ++i) {
+    const float a = 3.0f * i + 3.0f * n, b = 3.0f * i + 12.0f * n;
+    EXPECT_EQ(o[i], a);
+    EXPECT_EQ(o[n + i], b);
+    EXPECT_EQ(o[2 * n + i], a + b);
+    EXPECT_EQ(o[3 * n + i], a - b);
+  }
+  if (emu::metrics_available()) {
+    long long loads = 0, stores = 0;
+    for (const auto& m : emu::metrics_by_line()) (m.store ? stores : loads) += m.lane_accesses;
+    EXPECT_EQ(loads, 6LL * n);
+    EXPECT_EQ(stores, 4LL * n);
+  }
+  EXPECT_TRUE(emu::findings().empty());
+}
+
+TEST(Float16, ConversionsRoundToNearestEven) {
+  // Exact values, and the halfway cases between neighbours (ties to the even significand).
+  EXPECT_EQ(__half_as_ushort(__float2half(1.0f)), 0x3c00);
+  EXPECT_EQ(__half_as_ushort(__float2half(-2.0f)), 0xc000);
+  EXPECT_EQ(__half_as_ushort(__float2half(65504.0f)), 0x7bff);  // largest finite
+  EXPECT_EQ(__half_as_ushort(__float2half(1.0f + 1.0f / 2048)), 0x3c00);           // tie: to even (down)
+  EXPECT_EQ(__half_as_ushort(__float2half(1.0f + 3.0f / 2048)), 0x3c02);           // tie: to even (up)
+  EXPECT_EQ(__half_as_ushort(__float2half(1.0f + 1.0f / 2048 + 1e-7f)), 0x3c01);   // above the tie
+  EXPECT_EQ(__half_as_ushort(__float2half(65519.0f)), 0x7bff);  // below the tie with infinity
+  EXPECT_EQ(__half_as_ushort(__float2half(65520.0f)), 0x7c00);  // the tie: to even, infinity
+  EXPECT_EQ(__half_as_ushort(__float2half(std::ldexp(1.0f, -24))), 0x0001);  // smallest subnormal
+  EXPECT_EQ(__half_as_ushort(__float2half(std::ldexp(1.0f, -25))), 0x0000);  // tie with 0: even
+  EXPECT_EQ(__half_as_ushort(__float2half(std::ldexp(3.0f, -25))), 0x0002);  // tie: to even
+  EXPECT_EQ(__half_as_ushort(__float2half(-0.0f)), 0x8000);
+  EXPECT_EQ(__half_as_ushort(__float2half(std::numeric_limits<float>::infinity())), 0x7c00);
+  EXPECT_TRUE(__hisnan(__float2half(std::nanf(""))));
+  EXPECT_EQ(__half2float(__ushort_as_half(0x0001)), std::ldexp(1.0f, -24));
+  EXPECT_EQ(__half2float(__ushort_as_half(0x3555)), 0.333251953125f);
+  EXPECT_EQ(__half2float(__float2half(0.1f)), 0.0999755859375f);
+  // Every finite half converts to float and back unchanged.
+  for (unsigned b = 0; b < 0x10000; ++b) {
+    if ((b & 0x7c00) == 0x7c00) continue;
+    const __half h = __ushort_as_half(static_cast<unsigned short>(b));
+    ASSERT_EQ(__half_as_ushort(__float2half(__half2float(h))), b);
+  }
+  // Arithmetic rounds once: 2049 is not a half; 2048 + 1 rounds to even (2048), 2048 + 3 to 2052.
+  EXPECT_EQ(__half2float(__hadd(__float2half(2048.0f), __float2half(1.0f))), 2048.0f);
+  EXPECT_EQ(__half2float(__hadd(__float2half(2048.0f), __float2half(3.0f))), 2052.0f);
+  EXPECT_EQ(__half2float(__float2half(1.5f) * __float2half(2.0f)), 3.0f);
+  const float2 f = __half22float2(__floats2half2_rn(1.25f, -3.5f));
+  EXPECT_EQ(f.x, 1.25f);
+  EXPECT_EQ(f.y, -3.5f);
+}
+
+TEST(BFloat16, ConversionsRoundToNearestEven) {
+  EXPECT_EQ(__bfloat16_as_ushort(__float2bfloat16(1.0f)), 0x3f80);
+  EXPECT_EQ(__bfloat16_as_ushort(__float2bfloat16(1.0f + 1.0f / 256)), 0x3f80);  // tie: even (down)
+  EXPECT_EQ(__bfloat16_as_ushort(__float2bfloat16(1.0f + 3.0f / 256)), 0x3f82);  // tie: even (up)
+  EXPECT_EQ(__bfloat16_as_ushort(__float2bfloat16(std::numeric_limits<float>::max())), 0x7f80);  // rounds to inf
+  EXPECT_EQ(__bfloat16_as_ushort(__float2bfloat16(std::numeric_limits<float>::denorm_min())), 0x0000);  // far below the smallest subnormal
+  EXPECT_EQ(__bfloat162float(__float2bfloat16(3.14159265f)), 3.140625f);
+  EXPECT_TRUE(__hisnan(__float2bfloat16(std::nanf(""))));
+  // The bit-level rule every float must follow: the top 16 bits, rounded to nearest even.
+  for (std::uint32_t x = 0; x < 0x7f800000u; x += 0x00012345u) {
+    float f;
+    std::memcpy(&f, &x, 4);
+    const std::uint32_t expect = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    ASSERT_EQ(__bfloat16_as_ushort(__float2bfloat16(f)), expect) << std::hex << x;
+  }
+  EXPECT_EQ(__bfloat162float(__float2bfloat16(1.5f) + __float2bfloat16(2.25f)), 3.75f);
+}
+
+TEST_P(CudaHeaders, HalfAndBfloat16InKernels) {
+  std::vector<float> in(32);
+  for (int i = 0; i < 32; ++i) in[i] = 0.5f * static_cast<float>(i);
+  DeviceBuffer<float> d_in(in), out(64);
+  launch(half_math, 1, 32, 0, d_in.data(), out.data());
+  gpulab::synchronize();
+  const auto o = out.download();
+  for (int i = 0; i < 32; ++i) {
+    EXPECT_EQ(o[i], 4 * in[i]);
+    EXPECT_EQ(o[32 + i], 2 * in[i]);
+  }
+}
+
+TEST_P(CudaHeaders, MinMaxTakeMixedSignedness) {
+  DeviceBuffer<int> out(65);
+  launch(mixed_min_max, 1, 64, 0, out.data(), 40);
+  gpulab::synchronize();
+  const auto o = out.download();
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(o[t], 40 * 1000 + std::max(t, 3));
+  EXPECT_EQ(o[64], 1);
+}
+
+TEST_P(CudaHeaders, DynamicSharedViewsOfDifferentTypesAlias) {
+  DeviceBuffer<unsigned> out(64);
+  launch(dynamic_shared_views, 1, 64, 64 * sizeof(float), out.data());
+  gpulab::synchronize();
+  const auto o = out.download();
+  for (unsigned t = 0; t < 64; ++t) {
+    const float f = 1.0f + static_cast<float>(t);
+    unsigned bits;
+    std::memcpy(&bits, &f, 4);
+    EXPECT_EQ(o[t], bits);
+  }
+}
+
+TEST(HostCode, VariablesNamedLikeTheBuiltins) {
+  // CUDA programs often name their launch configuration so: it must compile and mean the local.
+  dim3 blockDim(16, 16);
+  dim3 gridDim(4, 2);
+  dim3 threadIdx(1, 2, 3);
+  EXPECT_EQ(blockDim.x * blockDim.y, 256u);
+  EXPECT_EQ(gridDim.x * gridDim.y * gridDim.z, 8u);
+  EXPECT_EQ(threadIdx.z, 3u);
+}
+
+TEST(Hip, RuntimeNamesAndLaunchMapOntoTheEmulator) {
+  hipDeviceReset();
+  int* d = nullptr;
+  ASSERT_EQ(hipMalloc(&d, 128 * sizeof(int)), hipSuccess);
+  hipLaunchKernelGGL(hip_indices, dim3(2), dim3(64), 0, 0, d);
+  EXPECT_EQ(hipGetLastError(), hipSuccess);
+  EXPECT_EQ(hipDeviceSynchronize(), hipSuccess);
+  std::vector<int> host(128);
+  ASSERT_EQ(hipMemcpy(host.data(), d, 128 * sizeof(int), hipMemcpyDeviceToHost), hipSuccess);
+  EXPECT_EQ(host[64 + 5], 1005);
+  hipDeviceProp_t prop;
+  ASSERT_EQ(hipGetDeviceProperties(&prop, 0), hipSuccess);
+  EXPECT_EQ(prop.warpSize, emu::warp_size());
+  // An invalid launch becomes the last error, not an exception.
+  hipLaunchKernelGGL(hip_indices, dim3(1), dim3(4096), 0, 0, d);
+  EXPECT_EQ(hipGetLastError(), hipErrorInvalidConfiguration);
+  EXPECT_EQ(hipGetLastError(), hipSuccess);
+  EXPECT_EQ(hipFree(d), hipSuccess);
+}
