@@ -247,7 +247,8 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
     // in the sandbox by the build's gpulab-cuda2emu, as CMake does for the lab's own files
     // (cmake/GpulabBackend.cmake). The translation keeps every line's file and number.
     const bool emu = fs::path(cmd[0]).filename() != "nvcc" && std::find(cmd.begin(), cmd.end(), "hip") == cmd.end();
-    if (emu && text.find("<<<") != std::string::npos) {
+    static const std::regex dynamic_shared(R"(extern\s+__shared__)");
+    if (emu && (text.find("<<<") != std::string::npos || std::regex_search(text, dynamic_shared))) {
       const std::string tool = build_dir + "/tools/cuda2emu/gpulab-cuda2emu";
       if (!fs::exists(tool))
         return failed(fs::path(files[k]).filename().string() +

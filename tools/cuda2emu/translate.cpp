@@ -81,6 +81,7 @@ class Translator {
   Translation run() {
     Translation out;
     std::vector<Edit> edits;
+    rewrite_dynamic_shared(edits, out);
     for (std::size_t i = 0; i + 1 < t_.size(); ++i) {
       if (!opens_launch(i)) continue;
       std::string error;
@@ -103,12 +104,80 @@ class Translator {
     body.append(text_, at, std::string::npos);
     // The include goes first (the launches need it, and a plain CUDA file may include nothing,
     // as nvcc includes cuda_runtime.h by itself); #line then gives back the file's own numbering.
-    out.text = (out.launches > 0 ? "#include \"gpulab/emu/cuda_launch.hpp\"\n" : "") + std::string("#line 1 \"") +
+    out.text = (out.launches + out.shared_arrays > 0 ? "#include \"gpulab/emu/cuda_launch.hpp\"\n" : "") +
+               std::string("#line 1 \"") +
                escaped(path_) + "\"\n" + body;
     return out;
   }
 
  private:
+  /// `extern __shared__ [align] T name[];` (CUDA's dynamic shared memory: every such array of a
+  /// kernel starts at the block's dynamic shared memory, whatever its type) becomes, on one line,
+  ///   in a function:      T* const name = ::gpulab::dynamic_shared<T>();
+  ///   at namespace scope: const ::gpulab::emu::DynamicSharedArray<T> name{};  (indexes and
+  ///                       converts to T* as the array would, per block)
+  /// The scope is told by the braces around it: only namespace and extern "C" braces keep
+  /// namespace scope (the declaration cannot stand in a class).
+  void rewrite_dynamic_shared(std::vector<Edit>& edits, Translation& out) const {
+    std::vector<bool> namespace_scope;  // one per open brace
+    for (std::size_t i = 0; i < t_.size(); ++i) {
+      const Token& t = t_[i];
+      if (is(t, "{")) {
+        std::size_t k = i;
+        while (k > 0 && (t_[k - 1].kind == CXToken_Identifier || is(t_[k - 1], "::"))) --k;
+        const bool ns = (k > 0 && t_[k - 1].spelling == "namespace") ||
+                        (i >= 2 && t_[i - 2].spelling == "extern" && t_[i - 1].kind == CXToken_Literal);
+        namespace_scope.push_back(ns);
+        continue;
+      }
+      if (is(t, "}")) {
+        if (!namespace_scope.empty()) namespace_scope.pop_back();
+        continue;
+      }
+      if (t.spelling != "extern" || i + 1 >= t_.size() || t_[i + 1].spelling != "__shared__") continue;
+      // The type: the tokens up to the name, without alignment specifiers.
+      std::size_t end = i + 2;
+      while (end < t_.size() && !is(t_[end], ";")) ++end;
+      std::string type, error;
+      std::size_t name = std::string::npos;
+      if (end >= t_.size() || end < i + 6 || !is(t_[end - 1], "]") || !is(t_[end - 2], "[") ||
+          t_[end - 3].kind != CXToken_Identifier) {
+        error = "an `extern __shared__` declaration must be `extern __shared__ T name[];`";
+      } else {
+        name = end - 3;
+        for (std::size_t k = i + 2; k < name; ++k) {
+          if (t_[k].spelling == "__align__" || t_[k].spelling == "alignas" || t_[k].spelling == "__attribute__") {
+            const std::size_t open = k + 1;
+            if (open < name && is(t_[open], "(")) {
+              const std::size_t close = match_forward(open);
+              if (close != std::string::npos && close < name) {
+                k = close;
+                continue;
+              }
+            }
+            error = "cannot read the alignment of this `extern __shared__` declaration";
+            break;
+          }
+          type += (type.empty() ? "" : " ") + t_[k].spelling;
+        }
+        if (type.empty() && error.empty()) error = "this `extern __shared__` declaration has no type";
+      }
+      if (!error.empty()) {
+        out.errors.push_back(path_ + ":" + std::to_string(line_of(t.begin)) + ": " + error);
+        continue;
+      }
+      const bool at_namespace_scope =
+          std::all_of(namespace_scope.begin(), namespace_scope.end(), [](bool ns) { return ns; });
+      const std::string& n = t_[name].spelling;
+      edits.push_back({t.begin, t_[end].end,
+                       at_namespace_scope
+                           ? "const ::gpulab::emu::DynamicSharedArray<" + type + "> " + n + "{};"
+                           : type + "* const " + n + " = ::gpulab::dynamic_shared<" + type + ">();"});
+      ++out.shared_arrays;
+      i = end;
+    }
+  }
+
   std::string path_;
   const std::string& text_;
   std::vector<Token> t_;

@@ -5,7 +5,8 @@
 //     -> ::gpulab::emu::cuda_launch(callee, ::gpulab::emu::launch_config(__FILE__, __LINE__,
 //                                   grid, block[, shared[, stream]]), args...)
 //
-// Everything else is copied byte for byte, and no line is added or removed inside the file, so
+// and `extern __shared__ T name[];` (dynamic shared memory) into a pointer to the block's dynamic
+// shared memory (see translate.cpp). Everything else is copied byte for byte, and no line is added or removed inside the file, so
 // every line keeps its number; one include and a `#line 1 "<file>"` go before the first line.
 #pragma once
 
@@ -17,6 +18,7 @@ namespace gpulab::cuda2emu {
 struct Translation {
   std::string text;                 ///< the translated file (valid only when errors is empty)
   int launches = 0;                 ///< how many `<<<>>>` launches were rewritten
+  int shared_arrays = 0;            ///< how many `extern __shared__` arrays were rewritten
   std::vector<std::string> errors;  ///< "file:line: message", one per launch it cannot rewrite
 };
 

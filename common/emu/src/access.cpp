@@ -334,8 +334,9 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   // does not care, so check here (e.g. a float4 load of a row that does not start at 16 bytes).
   w->last_address = a;
   w->last_size = size;
+  // A fault on a GPU, so the kernel stops here (the CPU's aligned vector load would crash too).
   if (g_sanitizer && (a & (size - 1)) != 0 && (in_device(L, a, size) || (a >= w->static_shared_begin && a < w->static_shared_end)))
-    report(*w, kMisaligned, ra,
+    stop_before_access(*w, kMisaligned, ra,
            ids(*w, t) + (store ? " writes " : " reads ") + std::to_string(size) + " bytes at an address " +
                std::to_string(a % size) + " bytes past a multiple of " + std::to_string(size));
   const char* verb = store ? " writes " : " reads ";

@@ -240,8 +240,9 @@ struct Symbolizer {
   }
 };
 Symbolizer& symbolizer() {
-  static Symbolizer s;
-  return s;
+  // Never destroyed: a program's exit handlers (the playground's findings report) still ask.
+  static Symbolizer* s = new Symbolizer;
+  return *s;
 }
 
 }  // namespace
@@ -249,8 +250,8 @@ Symbolizer& symbolizer() {
 std::pair<std::string, int> detail::symbolize(std::uintptr_t ra) {
   // libbacktrace's state and the cache are shared: the metrics, the findings and the watch's
   // host accesses ask from different threads.
-  static std::mutex m;
-  std::lock_guard<std::mutex> lock(m);
+  static std::mutex* m = new std::mutex;  // never destroyed, as the symbolizer
+  std::lock_guard<std::mutex> lock(*m);
   return symbolizer().lookup(ra);
 }
 

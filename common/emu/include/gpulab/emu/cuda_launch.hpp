@@ -11,15 +11,16 @@
 // dynamic shared memory, the default stream). __FILE__/__LINE__ stand where `<<<` stood: launch
 // errors and the emulator's findings name the student's `<<<` line.
 //
-// Semantics are gpulab::launch's: the kernel's parameters are taken as the kernel declares them
-// (arguments convert as with <<<>>>), the configuration is checked, and a kernel's faults surface
-// at the next synchronization. The stream is accepted and not used: the emulator runs every
+// The kernel's parameters are taken as the kernel declares them (arguments convert as with
+// <<<>>>); an invalid configuration becomes cudaGetLastError's code, and a kernel's faults are
+// sticky errors from the next synchronization on, as in CUDA. The stream is accepted and not used: the emulator runs every
 // launch synchronously, in order, which is a valid schedule of any stream program.
 #pragma once
 
 #include <cstddef>
 
-#include "gpulab/gpu.hpp"
+#include "gpulab/gpu.hpp"  // first: the kernel vocabulary (dim3, ...) the launch header uses
+#include "gpulab/emu/cuda_runtime_launch.hpp"
 
 namespace gpulab::emu {
 
@@ -36,9 +37,23 @@ inline LaunchConfig launch_config(const char* file, int line, dim3 grid, dim3 bl
   return LaunchConfig{::gpulab::LaunchGrid(grid, file, line), block, shared_bytes, stream};
 }
 
+/// As with <<<>>>, a launch that cannot start (too many threads, too much shared memory) is an
+/// error code for cudaGetLastError, with the reason on stderr, not an exception; a fault of the
+/// kernel is a sticky error at the next synchronization.
 template <class... P>
 void cuda_launch(void (*kernel)(P...), const LaunchConfig& config, ::gpulab::detail::identity_t<P>... args) {
-  ::gpulab::launch(kernel, config.grid, config.block, config.shared_bytes, args...);
+  (void)launch_with_status(kernel, config.grid, config.block, config.shared_bytes, config.stream, args...);
 }
+
+/// What `extern __shared__ T name[];` at namespace scope becomes: indexed, or converted to T*,
+/// it is the running block's dynamic shared memory, as the CUDA array is.
+template <class T>
+struct DynamicSharedArray {
+  template <class I>
+  T& operator[](I i) const {
+    return ::gpulab::dynamic_shared<T>()[i];
+  }
+  operator T*() const { return ::gpulab::dynamic_shared<T>(); }
+};
 
 }  // namespace gpulab::emu
