@@ -1,8 +1,8 @@
 // The conversion done by the host: copy the particles back, rearrange them, copy the store up.
-// The outputs must be written by kernels; on a GPU the synchronous copies also serialise the
-// pipeline.
-// expect: lab fail
-// expect: correctness fail "written by kernels"
+// The emulator sees that no kernel ran; on a GPU the results are right and only the time shows
+// it (the conversion is not timed against a threshold), so this expectation is emu-only.
+// expect[emu]: lab fail
+// expect[emu]: correctness fail "must be computed by kernels on the device"
 #include <vector>
 #include "aos_soa.hpp"
 
@@ -82,14 +82,14 @@ __global__ void step_soa(float4* __restrict__ position, float4* __restrict__ vel
 void particles_to_layout(const Particle* aos, float4* store, int n) {
   std::vector<Particle> host(static_cast<std::size_t>(n));
   std::vector<float4> soa(4 * static_cast<std::size_t>(n));
-  gpulab::copy_to_host(host.data(), aos, host.size() * sizeof(Particle));
+  cudaMemcpy(host.data(), aos, host.size() * sizeof(Particle), cudaMemcpyDeviceToHost);
   for (int i = 0; i < n; ++i) {
     soa[i] = host[i].position;
     soa[n + i] = host[i].velocity;
     soa[2LL * n + i] = host[i].colour;
     soa[3LL * n + i] = host[i].attributes;
   }
-  gpulab::copy_to_device(store, soa.data(), soa.size() * sizeof(float4));
+  cudaMemcpy(store, soa.data(), soa.size() * sizeof(float4), cudaMemcpyHostToDevice);
 }
 
 void particles_from_layout(const float4* store, Particle* aos, int n) {
