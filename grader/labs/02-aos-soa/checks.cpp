@@ -1,0 +1,365 @@
+// Lab 02 checks: the particle pipeline of aos_soa.hpp must give the right results whatever the
+// layout (correctness), be free of memory bugs (sanitizer), and use the bytes it moves
+// (performance: every call on the emulator; the positions-only call's bandwidth on a GPU).
+// The layout inside `store` is the student's: it is only ever judged through the results.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "aos_soa.hpp"
+#include "gpulab/grade/compare.hpp"
+#include "gpulab/grade/defences.hpp"
+#include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/kit.hpp"
+#include "gpulab/grade/timing.hpp"
+#include "gpulab/host.hpp"
+
+/// The grader's own AoS positions-only kernel (aos_baseline.cu), timed next to the submission's.
+void lab02_aos_baseline_distances(const Particle* aos, int n, float4 c, float* dist2);
+
+namespace {
+using namespace gpulab;
+using namespace gpulab::grade;
+namespace pp = particle_physics;
+
+constexpr double u = kFloatUnitRoundoff;
+
+std::vector<Particle> random_particles(int n) {
+  auto gen = rng();
+  auto in = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen); };
+  std::vector<Particle> p(static_cast<std::size_t>(n));
+  for (Particle& q : p) {
+    q.position = {in(-10, 10), in(-10, 10), in(-10, 10), in(-1, 1)};
+    q.velocity = {in(-5, 5), in(-5, 5), in(-5, 5), in(-1, 1)};
+    q.colour = {in(0, 1), in(0, 1), in(0, 1), in(0, 1)};
+    q.attributes = {in(-0.5f, 2), in(0.1f, 1), in(0, 1), in(0.5f, 2)};  // life (some dead), size, seed, mass
+  }
+  return p;
+}
+
+std::string at(int n) { return "(n = " + std::to_string(n) + ")"; }
+
+/// particles_to_layout on fresh particles; returns the store's bytes (empty if the call failed).
+std::vector<float4> to_layout(kit::Call& call, const std::vector<Particle>& p, int n) {
+  const Particle* d_p = call.input(p, "aos");
+  float4* d_store = call.output<float4>(4 * static_cast<std::size_t>(n), "store");
+  if (!call.run([&] { particles_to_layout(d_p, d_store, n); })) return {};
+  return call.result(d_store);
+}
+
+/// particles_from_layout of a store; returns the particles (empty if the call failed).
+std::vector<Particle> from_layout(kit::Call& call, const std::vector<float4>& store, int n) {
+  const float4* d_store = call.input(store, "store", false);
+  Particle* d_p = call.output<Particle>(static_cast<std::size_t>(n), "aos");
+  if (!call.run([&] { particles_from_layout(d_store, d_p, n); })) return {};
+  return call.result(d_p);
+}
+
+/// particle_distances over a store; the store may be read in part (positions only).
+std::vector<float> distances(kit::Call& call, const std::vector<float4>& store, int n, float4 c) {
+  const float4* d_store = call.input(store, "store", false);
+  float* d_dist = call.output<float>(static_cast<std::size_t>(n), "dist2");
+  if (!call.run([&] { particle_distances(d_store, n, c, d_dist); })) return {};
+  return call.result(d_dist);
+}
+
+/// particle_step in place; returns the store after it.
+std::vector<float4> step(kit::Call& call, const std::vector<float4>& store, int n, float dt) {
+  float4* d_store = call.output<float4>(store.size(), "store", &store);
+  if (!call.run([&] { particle_step(d_store, n, dt); })) return {};
+  return call.result(d_store);
+}
+
+std::vector<float> floats_of(const std::vector<Particle>& p) {
+  std::vector<float> f(p.size() * 16);
+  if (!p.empty()) std::memcpy(f.data(), p.data(), f.size() * sizeof(float));
+  return f;
+}
+
+const char* const kField[] = {"position", "velocity", "colour", "attributes"};
+std::string element(std::size_t i) {
+  return "particle " + std::to_string(i / 16) + " " + kField[i / 4 % 4] + "." + "xyzw"[i % 4];
+}
+
+/// Compares particles with expected values; tol all zero means bit for bit.
+bool judge_particles(const std::vector<Particle>& got, const std::vector<double>& ref, const std::vector<double>& tol,
+                     const std::string& what) {
+  const Comparison c = compare_all(floats_of(got), ref, tol, element);
+  if (!c.ok) ADD_FAILURE() << what << ": " << c.bad << " of " << ref.size() << " floats are wrong; first: " << c.first_message;
+  record(c.worst_ratio, 1.0, "error/tolerance");
+  return c.ok;
+}
+
+/// The round trip: particles_from_layout(particles_to_layout(p)) == p, bit for bit.
+void check_round_trip(int n) {
+  const std::vector<Particle> p = random_particles(n);
+  kit::Call to("particles_to_layout" + at(n)), back("particles_from_layout" + at(n));
+  const std::vector<float4> store = to_layout(to, p, n);
+  if (store.empty()) return;
+  const std::vector<Particle> got = from_layout(back, store, n);
+  if (got.empty()) return;
+  std::vector<double> ref;
+  for (float x : floats_of(p)) ref.push_back(x);
+  judge_particles(got, ref, std::vector<double>(ref.size(), 0.0), "particles_from_layout(particles_to_layout(p)) " + at(n));
+}
+
+/// Squared distances in double; tolerance: the subtractions and squares of a float evaluation
+/// (with or without fma) err by at most a few roundings of the sum of squares.
+void check_distances(int n, const std::vector<Particle>& p, const std::vector<float>& got, float4 c, const char* when) {
+  std::vector<double> ref(p.size()), tol(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double dx = double(p[i].position.x) - c.x, dy = double(p[i].position.y) - c.y, dz = double(p[i].position.z) - c.z;
+    ref[i] = dx * dx + dy * dy + dz * dz;
+    tol[i] = 8 * u * ref[i] + 1e-30;
+  }
+  const Comparison r = compare_all(got, ref, tol, [](std::size_t i) { return "dist2[" + std::to_string(i) + "]"; });
+  if (!r.ok) ADD_FAILURE() << r.bad << " of " << n << " distances are wrong " << when << at(n) << "; first: " << r.first_message;
+  record(r.worst_ratio, 1.0, "error/tolerance");
+}
+
+float4 random_centre() {
+  auto gen = rng();
+  std::uniform_real_distribution<float> d(-5, 5);
+  return {d(gen), d(gen), d(gen), NAN};  // c.w must be ignored
+}
+
+void check_distances_at(int n) {
+  const std::vector<Particle> p = random_particles(n);
+  const float4 c = random_centre();
+  kit::Call to("particles_to_layout" + at(n)), call("particle_distances" + at(n));
+  const std::vector<float4> store = to_layout(to, p, n);
+  if (store.empty()) return;
+  const std::vector<float> got = distances(call, store, n, c);
+  if (!got.empty()) check_distances(n, p, got, c, "");
+}
+
+/// particle_step's lines of aos_soa.hpp in double, with a tolerance per float of a few roundings
+/// of the magnitudes each line combines (fma or not, any association).
+void step_reference(const std::vector<Particle>& p, float dt, std::vector<double>& ref, std::vector<double>& tol) {
+  ref.clear();
+  tol.clear();
+  for (const Particle& q : p) {
+    const double m = q.attributes.w, k = double(pp::kDrag) / m, g[3] = {0, pp::kGravityY, 0};
+    const double v0[3] = {q.velocity.x, q.velocity.y, q.velocity.z}, x0[3] = {q.position.x, q.position.y, q.position.z};
+    double v[3], x[3], tv[3], tx[3];
+    for (int a = 0; a < 3; ++a) {
+      v[a] = v0[a] + (g[a] - v0[a] * k) * dt;
+      tv[a] = 8 * u * (std::fabs(v0[a]) + (std::fabs(g[a]) + std::fabs(v0[a] * k)) * dt);
+      x[a] = x0[a] + v[a] * dt;
+      tx[a] = 8 * u * (std::fabs(x0[a]) + std::fabs(v[a] * dt)) + tv[a] * dt;
+    }
+    const double life = double(q.attributes.x) - dt, fade = 1 - double(pp::kFade) * dt;
+    const double alpha = std::min(double(q.colour.w), std::max(life, 0.0));
+    const double vals[16] = {x[0], x[1], x[2], q.position.w, v[0], v[1], v[2], q.velocity.w,
+                             q.colour.x * fade, q.colour.y * fade, q.colour.z * fade, alpha,
+                             life, q.attributes.y * (1 + double(pp::kGrowth) * dt), q.attributes.z, q.attributes.w};
+    const double tols[16] = {tx[0], tx[1], tx[2], 0, tv[0], tv[1], tv[2], 0,
+                             4 * u * vals[8], 4 * u * vals[9], 4 * u * vals[10], 4 * u * (std::fabs(life) + 1),
+                             4 * u * (std::fabs(q.attributes.x) + dt), 4 * u * std::fabs(vals[13]), 0, 0};
+    ref.insert(ref.end(), vals, vals + 16);
+    tol.insert(tol.end(), tols, tols + 16);
+  }
+}
+
+float random_dt() {
+  auto gen = rng();
+  return std::uniform_real_distribution<float>(0.001f, 0.1f)(gen);
+}
+
+/// to_layout -> step -> from_layout, compared with the reference step of the particles.
+void check_step_at(int n) {
+  const std::vector<Particle> p = random_particles(n);
+  const float dt = random_dt();
+  kit::Call to("particles_to_layout" + at(n)), call("particle_step" + at(n)), back("particles_from_layout" + at(n));
+  const std::vector<float4> store = to_layout(to, p, n);
+  if (store.empty()) return;
+  const std::vector<float4> stepped = step(call, store, n, dt);
+  if (stepped.empty()) return;
+  const std::vector<Particle> got = from_layout(back, stepped, n);
+  if (got.empty()) return;
+  std::vector<double> ref, tol;
+  step_reference(p, dt, ref, tol);
+  judge_particles(got, ref, tol, "after particle_step(dt = " + std::to_string(dt) + ") " + at(n));
+}
+
+int random_size(int lo, int hi) {
+  auto gen = rng();
+  return std::uniform_int_distribution<int>(lo, hi)(gen);
+}
+
+}  // namespace
+
+TEST(correctness, round_trip_tiny_sizes) { for (int n : {1, 2, 3, 31, 33}) check_round_trip(n); }
+
+TEST(correctness, round_trip_block_boundaries) {
+  for (int n : {255, 256, 257, 1023, 1025, random_size(2000, 5000)}) check_round_trip(n);
+}
+
+TEST(correctness, positions_only_distances) {
+  for (int n : {1, 7, 257, 1000, random_size(2000, 5000)}) check_distances_at(n);
+}
+
+TEST(correctness, all_fields_step) {
+  for (int n : {1, 33, 256, 1001, random_size(2000, 5000)}) check_step_at(n);
+}
+
+// The emulator's findings over the whole pipeline, or on a GPU those of its sanitizer.
+TEST(sanitizer, no_memory_errors_or_races) {
+  std::vector<std::unique_ptr<kit::Call>> calls;
+  auto next = [&](const std::string& what) { return calls.emplace_back(std::make_unique<kit::Call>(what, false)).get(); };
+  for (int n : {1, 257, 1000}) {
+    const std::vector<float4> store = to_layout(*next("particles_to_layout" + at(n)), random_particles(n), n);
+    if (store.empty()) continue;
+    distances(*next("particle_distances" + at(n)), store, n, random_centre());
+    const std::vector<float4> stepped = step(*next("particle_step" + at(n)), store, n, 0.01f);
+    if (!stepped.empty()) from_layout(*next("particles_from_layout" + at(n)), stepped, n);
+  }
+  std::vector<const kit::Call*> all;
+  for (const auto& c : calls) all.push_back(c.get());
+  kit::judge_findings(all);
+}
+
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+
+namespace {
+
+/// Bytes a call needs to move (its inputs' bytes read once, its outputs' written once) over the
+/// bytes its kernels' global loads and stores moved, in 32-byte sectors; fails below `min`.
+double judge_bytes_used(const kit::Call& call, double needed_bytes, double min, const std::string& hint) {
+  const kit::Evidence& e = call.evidence();
+  if (!e.available) {
+    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
+    return 0;
+  }
+  kit::report_metrics(call);
+  const double moved = 32.0 * static_cast<double>(e.load_sectors + e.store_sectors);
+  const double used = moved > 0 ? std::min(1.0, needed_bytes / moved) : 0.0;
+  record(used, min, "bytes used per byte moved");
+  std::ostringstream os;
+  os.precision(3);
+  os << call.what() << ": the kernels moved " << e.load_sectors << " + " << e.store_sectors
+     << " sectors of 32 bytes (loads + stores) for " << static_cast<long long>(needed_bytes) << " bytes needed: "
+     << used << " bytes used per byte moved";
+  if (const kit::MetricRow* hot = kit::hottest_global_load(call))
+    os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
+       << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
+  if (used < min) ADD_FAILURE() << os.str() << "\n  hint: " << hint;
+  else note(os.str());
+  return used;
+}
+
+int emu_size() { return static_cast<int>(rubric().number("performance.emu", "size")); }
+double emu_min(const char* key) { return rubric().number("performance.emu", key); }
+
+}  // namespace
+
+TEST(performance, positions_only_bytes_used) {
+  const int n = emu_size();
+  const std::vector<Particle> p = random_particles(n);
+  const float4 c = random_centre();
+  kit::Call to("particles_to_layout" + at(n)), call("particle_distances" + at(n) + ", measured");
+  const std::vector<float4> store = to_layout(to, p, n);
+  if (store.empty()) return;
+  const std::vector<float> got = distances(call, store, n, c);
+  if (got.empty()) return;
+  if (defence_enabled("timed-outputs")) check_distances(n, p, got, c, "in the measured run ");
+  const double used = judge_bytes_used(call, 20.0 * n, emu_min("min_positions_bytes_used"),
+                   "a positions-only kernel should move positions only: with 64-byte particles side by side (AoS),"
+                   " every sector it loads is half something else. Keep the positions in an array of their own"
+                   " (README: \"The idea\").");
+  suggest_threshold("min_positions_bytes_used", used, 0.8);
+}
+
+TEST(performance, all_fields_bytes_used) {
+  const int n = emu_size();
+  const std::vector<Particle> p = random_particles(n);
+  kit::Call to("particles_to_layout" + at(n)), call("particle_step" + at(n) + ", measured"), back("particles_from_layout" + at(n));
+  const std::vector<float4> store = to_layout(to, p, n);
+  if (store.empty()) return;
+  const float dt = random_dt();
+  const std::vector<float4> stepped = step(call, store, n, dt);
+  if (stepped.empty()) return;
+  if (defence_enabled("timed-outputs")) {
+    const std::vector<Particle> got = from_layout(back, stepped, n);
+    std::vector<double> ref, tol;
+    step_reference(p, dt, ref, tol);
+    if (got.empty() || !judge_particles(got, ref, tol, "particle_step in the measured run " + at(n))) return;
+  }
+  judge_bytes_used(call, 128.0 * n, emu_min("min_step_bytes_used"),
+                   "every field is read and written once: load and store whole float4 fields (a float3 or scalar"
+                   " access per component moves a sector per lane); README: \"The counter-case\".");
+}
+
+TEST(performance, conversion_bytes_used) {
+  const int n = emu_size();
+  const std::vector<Particle> p = random_particles(n);
+  kit::Call to("particles_to_layout" + at(n) + ", measured"), back("particles_from_layout" + at(n) + ", measured");
+  const std::vector<float4> store = to_layout(to, p, n);
+  if (store.empty()) return;
+  const std::vector<Particle> got = from_layout(back, store, n);
+  if (got.empty()) return;
+  std::vector<double> ref;
+  for (float x : floats_of(p)) ref.push_back(x);
+  if (defence_enabled("timed-outputs") &&
+      !judge_particles(got, ref, std::vector<double>(ref.size(), 0.0), "round trip in the measured run " + at(n)))
+    return;
+  const std::string hint =
+      "a thread per particle reads (or writes) 64 bytes apart on the AoS side. Stage a tile of particles in"
+      " shared memory: load it as consecutive float4, then write each field's run (README: \"Converting AoS to SoA\").";
+  judge_bytes_used(to, 128.0 * n, emu_min("min_conversion_bytes_used"), hint);
+  judge_bytes_used(back, 128.0 * n, emu_min("min_conversion_bytes_used"), hint);
+}
+
+#else  // GPU back-ends
+
+/// Useful bandwidth of the positions-only call (16 bytes read + 4 written per particle) against a
+/// float4 copy kernel, and the grader's AoS kernel on the same particles, in the same run.
+TEST(performance, positions_only_bandwidth) {
+  const std::string section = backend_section("performance");
+  const int n = static_cast<int>(rubric().number(section, "size"));
+  const double min_fraction = rubric().number(section, "min_fraction_of_copy");
+  const std::vector<Particle> p = random_particles(n);
+  const float4 c = random_centre();
+  kit::DeviceData data;
+  const Particle* aos = data.upload(p);
+  float4* store = data.scratch<float4>(4 * static_cast<std::size_t>(n));
+  float* dist2 = data.scratch<float>(static_cast<std::size_t>(n));
+  // The store in the submission's layout (timed too: the conversion's speed goes in the report).
+  const Timing conv = kit::time("particles_to_layout", [&](int) { particles_to_layout(aos, store, n); });
+  const double useful = 20.0 * n;
+  const kit::Ratio r = kit::measure_ratio(min_fraction, [&] {
+    const Timing t = kit::time("particle_distances", [&](int) { particle_distances(store, n, c, dist2); });
+    const Timing base = kit::time("aos baseline", [&](int) { lab02_aos_baseline_distances(aos, n, c, dist2); });
+    const double ceiling = kit::measured("copy bandwidth", [&] { return copy_bandwidth(std::size_t{2} * 16 * n); });
+    const double bw = useful / (t.median_ms * 1e-3), base_bw = useful / (base.median_ms * 1e-3);
+    std::ostringstream os;
+    os.precision(3);
+    os << "n = " << n << ": particle_distances moves " << bw / 1e9 << " useful GB/s = " << bw / ceiling
+       << " of the copy kernel's " << ceiling / 1e9 << " GB/s (median of " << t.samples << " runs, rse " << 100 * t.rse
+       << "%); the grader's AoS kernel: " << base_bw / ceiling << " of copy, " << base.median_ms / t.median_ms
+       << "x the submission's time";
+    info("distances_ms", std::to_string(t.median_ms));
+    info("aos_baseline_ms", std::to_string(base.median_ms));
+    info("to_layout_ms", std::to_string(conv.median_ms));
+    info("copy_gbps", std::to_string(ceiling / 1e9));
+    return kit::Ratio{bw / ceiling, t.rse + 0.01, os.str()};
+  });
+  // The timed kernels' results are checked through the kit (fresh particles, up to 2^20 of them).
+  if (defence_enabled("timed-outputs")) check_distances_at(std::min(n, 1 << 20));
+  record(r.value, min_fraction, "of copy bandwidth");
+  suggest_threshold("min_fraction_of_copy", r.value, 0.75);
+  if (r.value < min_fraction)
+    ADD_FAILURE() << r.text << "\nbelow " << min_fraction
+                  << " of the copy bandwidth\n  hint: a positions-only kernel over AoS moves whole particles; keep the"
+                     " positions in an array of their own (labs/02-aos-soa/README.md, \"The idea\")";
+  else
+    note(r.text);
+}
+
+#endif
