@@ -53,14 +53,17 @@ Check failed_check(const std::string& name, const std::string& kind, const std::
 }
 
 /// Reads the judge's report (gpulab/grade/protocol.hpp) into `out`, with `suffix` on each name.
-void collect(const std::string& report_path, const std::string& suffix, const ProcessResult& judge, LabResult& out) {
+/// `keep_metrics`: take its metric rows (all of them); only the first run's are reported, since
+/// the later warp sizes run no performance check.
+void collect(const std::string& report_path, const std::string& suffix, const ProcessResult& judge, LabResult& out,
+             bool keep_metrics) {
   std::ifstream in(report_path);
   std::string line;
   while (std::getline(in, line)) {
     const auto f = protocol::split(line);
     if (f.empty()) continue;
     if (f[0] == "info" && f.size() >= 3) out.info[f[1]] = f[2];
-    else if (f[0] == "metric" && f.size() >= 11 && out.metrics.empty()) out.metrics.emplace_back(f.begin() + 1, f.end());
+    else if (f[0] == "metric" && f.size() >= 11 && keep_metrics) out.metrics.emplace_back(f.begin() + 1, f.end());
     else if (f[0] == "check" && f.size() >= 8) {
       Check c;
       c.name = f[1] + suffix;
@@ -493,7 +496,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     std::map<std::string, std::string> jenv;
     if (ws > 0) jenv["GPULAB_WARP_SIZE"] = std::to_string(ws);
     const ProcessResult verdict = run_process(jargv, jenv, std::max(600.0, timeout), opt.verbose);
-    collect(report_path, suffix, verdict, r);
+    collect(report_path, suffix, verdict, r, first);
     if (!proc.ok()) {
       // Say how the code under test ended, once, on the check it stopped in.
       std::string why = proc.timed_out

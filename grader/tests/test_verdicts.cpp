@@ -249,6 +249,19 @@ TEST(Grader, GradesADirectoryLaidOutLikeTheRepository) {
   fs::remove_all(dir);
 }
 
+TEST(Grader, ReportsEveryMetricRowOfTheMeasuredRun) {
+  // Regression: the report kept only the first metric row of a grade. Lab 03's reference has a
+  // global load, a global store, a shared load and a shared store in each of its measured calls.
+  if (std::string(GPULAB_BACKEND_NAME) != "emu") GTEST_SKIP() << "metrics come from the emulator";
+  const json report = grade_to_json("03 --impl solution --warp-size 32");
+  ASSERT_TRUE(report.contains("labs") && !report["labs"].empty()) << report.dump(2);
+  const json& metrics = report["labs"][0]["metrics"];
+  int shared = 0, global = 0;
+  for (const json& m : metrics) (m.value("space", "") == "shared" ? shared : global)++;
+  EXPECT_GE(shared, 2) << metrics.dump(2);
+  EXPECT_GE(global, 2) << metrics.dump(2);
+}
+
 TEST(Grader, TheSameSeedGivesTheSameReport) {
   if (std::string(GPULAB_BACKEND_NAME) != "emu") GTEST_SKIP() << "GPU timings vary from run to run";
   const std::string stub =
