@@ -25,27 +25,6 @@ if(GPULAB_BACKEND STREQUAL "emu")
     message(STATUS "gpulab: libboost_context not found (Debian/Ubuntu: libboost-context-dev); "
                    "the emulator's fibers will use ucontext, which is slower")
   endif()
-  # libclang (its C API) for gpulab-cuda2emu, which rewrites `<<<>>>` launches (tools/cuda2emu).
-  # Optional: without it, kernel files that use `<<<` fail to build with a message saying so.
-  set(_llvm_roots "")
-  foreach(v 19 18 17 16 15 14)
-    list(APPEND _llvm_roots /usr/lib/llvm-${v})
-  endforeach()
-  find_path(GPULAB_LIBCLANG_INCLUDE_DIR clang-c/Index.h PATHS ${_llvm_roots} PATH_SUFFIXES include)
-  if(GPULAB_LIBCLANG_INCLUDE_DIR)
-    get_filename_component(_llvm_root "${GPULAB_LIBCLANG_INCLUDE_DIR}" DIRECTORY)
-    find_library(GPULAB_LIBCLANG_LIBRARY NAMES clang libclang HINTS "${_llvm_root}/lib" NO_DEFAULT_PATH)
-    find_library(GPULAB_LIBCLANG_LIBRARY NAMES clang libclang)
-  endif()
-  if(GPULAB_LIBCLANG_INCLUDE_DIR AND GPULAB_LIBCLANG_LIBRARY)
-    set(GPULAB_CUDA2EMU ON)
-    get_filename_component(GPULAB_LIBCLANG_LIBRARY_DIR "${GPULAB_LIBCLANG_LIBRARY}" DIRECTORY)
-    message(STATUS "gpulab: libclang ${GPULAB_LIBCLANG_LIBRARY}: <<<>>> launches are translated")
-  else()
-    set(GPULAB_CUDA2EMU OFF)
-    message(STATUS "gpulab: libclang not found (Debian/Ubuntu: libclang-14-dev): kernel files "
-                   "that launch with <<<>>> cannot be built on the emu back-end")
-  endif()
 elseif(GPULAB_BACKEND STREQUAL "cuda")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
     # The machine's GPU when there is one, else Hopper (sm_90): configures without a GPU.
@@ -148,24 +127,11 @@ function(_gpulab_emu_translate_launches target src out_var)
   string(REPLACE "../" "__/" rel "${rel}")
   set(out "${CMAKE_CURRENT_BINARY_DIR}/cuda2emu/${target}/${rel}")
   get_filename_component(name "${abs}" NAME)
-  if(GPULAB_CUDA2EMU)
-    # The compile's definitions and include directories: they set what the lexer reads
-    # (includes are not followed).
-    set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
-    set(incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
-    add_custom_command(OUTPUT "${out}"
-      COMMAND gpulab-cuda2emu "${abs}" -o "${out}" --
-              "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>" "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
-      DEPENDS "${abs}" gpulab-cuda2emu
-      COMMENT "cuda2emu: translating the <<<>>> launches of ${name}"
-      VERBATIM COMMAND_EXPAND_LISTS)
-  else()
-    add_custom_command(OUTPUT "${out}"
-      COMMAND ${CMAKE_COMMAND} -E echo "error: ${abs} launches kernels with <<<>>>, which the emu back-end translates with gpulab-cuda2emu; it needs libclang: sudo apt-get install libclang-14-dev, then configure again (cmake --preset emu)"
-      COMMAND ${CMAKE_COMMAND} -E false
-      DEPENDS "${abs}"
-      VERBATIM)
-  endif()
+  add_custom_command(OUTPUT "${out}"
+    COMMAND gpulab-cuda2emu "${abs}" -o "${out}"
+    DEPENDS "${abs}" gpulab-cuda2emu
+    COMMENT "cuda2emu: translating the <<<>>> launches of ${name}"
+    VERBATIM)
   # The target compiles the translation instead of the file; quoted includes still find the
   # file's neighbours.
   get_target_property(sources ${target} SOURCES)

@@ -253,8 +253,8 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       if (!fs::exists(tool))
         return failed(fs::path(files[k]).filename().string() +
                       " launches kernels with <<<>>>, which the emu back-end translates with gpulab-cuda2emu, and "
-                      "this build has none: it needs libclang (sudo apt-get install libclang-14-dev, then configure "
-                      "the build again)");
+                      "this build has none (" + tool + ")\n  hint: build it: cmake --build " + build_dir +
+                      " --target gpulab-cuda2emu");
       const std::string translated = work_dir + "/src/" + fs::path(source).stem().string() + ".emu" +
                                      fs::path(source).extension().string();
       const ProcessResult tr = confined({tool, staged, "-o", translated}, spec, verbose);

@@ -1,9 +1,9 @@
-// The translation works on the tokens of clang's own lexer (libclang's clang_tokenize), in C++
-// mode, over the raw text of the file. Why that is enough, and sound:
+// The translation works on the tokens of a C++ lexer (lex.cpp) over the raw text of the file. Why
+// that is enough, and sound:
 //
 // * Comments, string and character literals (raw strings included), line splices and digraphs
-//   are whatever clang says they are: a `<<<` inside a comment or a literal is one comment or
-//   literal token, never punctuation, so it is never rewritten.
+//   are lexed as a C++ compiler lexes them: a `<<<` inside a comment or a literal is part of a
+//   comment or literal token, never punctuation, so it is never rewritten.
 // * C++ lexes `<<<` as `<<` `<` and `>>>` as `>>` `>` (maximal munch). A launch opens where a
 //   `<<` token is immediately followed, with no byte between them, by a `<` token, and is not
 //   the name `operator<<` taking explicit template arguments (`operator<<<T>`). In valid C++ a
@@ -33,7 +33,7 @@
 //   file.
 #include "translate.hpp"
 
-#include <clang-c/Index.h>
+#include "lex.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -43,18 +43,12 @@
 namespace gpulab::cuda2emu {
 namespace {
 
-struct Token {
-  CXTokenKind kind;
-  std::string spelling;
-  unsigned begin, end;  // byte offsets in the file
-};
-
 struct Edit {
   unsigned begin, end;  // bytes [begin, end) are replaced
   std::string text;
 };
 
-bool is(const Token& t, const char* punct) { return t.kind == CXToken_Punctuation && t.spelling == punct; }
+bool is(const Token& t, const char* punct) { return t.kind == TokenKind::Punctuation && t.spelling == punct; }
 
 bool is_opening(const Token& t) { return is(t, "(") || is(t, "[") || is(t, "{"); }
 bool is_closing(const Token& t) { return is(t, ")") || is(t, "]") || is(t, "}"); }
@@ -63,10 +57,10 @@ char closer_of(const std::string& open) { return open == "(" ? ')' : open == "["
 /// Keywords that act as a name inside a callee.
 bool name_like_keyword(const Token& t) {
   static const char* words[] = {"this", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast"};
-  return t.kind == CXToken_Keyword &&
+  return t.kind == TokenKind::Keyword &&
          std::any_of(std::begin(words), std::end(words), [&](const char* w) { return t.spelling == w; });
 }
-bool is_name(const Token& t) { return t.kind == CXToken_Identifier || name_like_keyword(t); }
+bool is_name(const Token& t) { return t.kind == TokenKind::Identifier || name_like_keyword(t); }
 
 /// Tokens that can end a postfix-expression, so that a following `(`, `[` or `<` is its suffix.
 bool ends_postfix(const Token& t) {
@@ -124,9 +118,9 @@ class Translator {
       const Token& t = t_[i];
       if (is(t, "{")) {
         std::size_t k = i;
-        while (k > 0 && (t_[k - 1].kind == CXToken_Identifier || is(t_[k - 1], "::"))) --k;
+        while (k > 0 && (t_[k - 1].kind == TokenKind::Identifier || is(t_[k - 1], "::"))) --k;
         const bool ns = (k > 0 && t_[k - 1].spelling == "namespace") ||
-                        (i >= 2 && t_[i - 2].spelling == "extern" && t_[i - 1].kind == CXToken_Literal);
+                        (i >= 2 && t_[i - 2].spelling == "extern" && t_[i - 1].kind == TokenKind::Literal);
         namespace_scope.push_back(ns);
         continue;
       }
@@ -141,7 +135,7 @@ class Translator {
       std::string type, error;
       std::size_t name = std::string::npos;
       if (end >= t_.size() || end < i + 6 || !is(t_[end - 1], "]") || !is(t_[end - 2], "[") ||
-          t_[end - 3].kind != CXToken_Identifier) {
+          t_[end - 3].kind != TokenKind::Identifier) {
         error = "an `extern __shared__` declaration must be `extern __shared__ T name[];`";
       } else {
         name = end - 3;
@@ -199,7 +193,7 @@ class Translator {
 
   bool opens_launch(std::size_t i) const {
     return is(t_[i], "<<") && is(t_[i + 1], "<") && adjacent(i) &&
-           !(i > 0 && t_[i - 1].kind == CXToken_Keyword && t_[i - 1].spelling == "operator");
+           !(i > 0 && t_[i - 1].kind == TokenKind::Keyword && t_[i - 1].spelling == "operator");
   }
 
   /// Index of the bracket that closes the one opened at `open`, or npos.
@@ -274,7 +268,7 @@ class Translator {
       }
       // `start` begins a primary; a `::`, `.` or `->` before it continues the callee.
       std::size_t before = start;
-      if (before > 0 && t_[before - 1].kind == CXToken_Keyword && t_[before - 1].spelling == "template") --before;
+      if (before > 0 && t_[before - 1].kind == TokenKind::Keyword && t_[before - 1].spelling == "template") --before;
       if (before == 0) return start;
       const Token& link = t_[before - 1];
       if (is(link, ".") || is(link, "->")) {
@@ -335,44 +329,8 @@ class Translator {
 
 }  // namespace
 
-Translation translate(const std::string& path, const std::string& text, const std::vector<std::string>& clang_args) {
-  // Parse the file alone (SingleFileParse: #include is not followed), in C++ mode, with the
-  // compile's options: cheap, and the lexer is clang's own.
-  std::vector<const char*> args = {"-x", "c++", "-std=c++17"};
-  for (const auto& a : clang_args) args.push_back(a.c_str());
-  CXUnsavedFile unsaved{path.c_str(), text.data(), static_cast<unsigned long>(text.size())};
-  std::unique_ptr<void, void (*)(void*)> index(clang_createIndex(0, 0), clang_disposeIndex);
-  CXTranslationUnit tu = nullptr;
-  const CXErrorCode rc = clang_parseTranslationUnit2(
-      index.get(), path.c_str(), args.data(), static_cast<int>(args.size()), &unsaved, 1,
-      CXTranslationUnit_SingleFileParse | CXTranslationUnit_KeepGoing | CXTranslationUnit_Incomplete, &tu);
-  Translation out;
-  if (rc != CXError_Success || !tu) {
-    out.errors.push_back(path + ": libclang could not read the file (error " + std::to_string(rc) + ")");
-    return out;
-  }
-  std::unique_ptr<CXTranslationUnitImpl, void (*)(CXTranslationUnit)> owner(tu, clang_disposeTranslationUnit);
-  const CXFile file = clang_getFile(tu, path.c_str());
-  const CXSourceRange all = clang_getRange(clang_getLocationForOffset(tu, file, 0),
-                                           clang_getLocationForOffset(tu, file, static_cast<unsigned>(text.size())));
-  CXToken* raw = nullptr;
-  unsigned n = 0;
-  clang_tokenize(tu, all, &raw, &n);
-  std::vector<Token> tokens;
-  tokens.reserve(n);
-  for (unsigned k = 0; k < n; ++k) {
-    const CXTokenKind kind = clang_getTokenKind(raw[k]);
-    if (kind == CXToken_Comment) continue;
-    const CXSourceRange r = clang_getTokenExtent(tu, raw[k]);
-    unsigned b = 0, e = 0;
-    clang_getFileLocation(clang_getRangeStart(r), nullptr, nullptr, nullptr, &b);
-    clang_getFileLocation(clang_getRangeEnd(r), nullptr, nullptr, nullptr, &e);
-    const CXString s = clang_getTokenSpelling(tu, raw[k]);
-    tokens.push_back({kind, clang_getCString(s), b, e});
-    clang_disposeString(s);
-  }
-  clang_disposeTokens(tu, raw, n);
-  return Translator(path, text, std::move(tokens)).run();
+Translation translate(const std::string& path, const std::string& text) {
+  return Translator(path, text, lex(text)).run();
 }
 
 }  // namespace gpulab::cuda2emu

@@ -23,9 +23,7 @@ struct Translation {
 };
 
 /// Translates `text`, the contents of `path` (the name the output's #line directive and the
-/// messages give). `clang_args` are the compile's options (-I, -D, -std=...): they set the
-/// language the lexer reads; includes are not followed.
-Translation translate(const std::string& path, const std::string& text,
-                      const std::vector<std::string>& clang_args = {});
+/// messages give). Only the file's own text is read: includes are not followed, macros not expanded.
+Translation translate(const std::string& path, const std::string& text);
 
 }  // namespace gpulab::cuda2emu

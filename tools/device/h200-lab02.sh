@@ -11,7 +11,7 @@ mkdir -p "$out"
 subs=grader/tests/submissions/02-aos-soa
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$out/gpu.csv" 2>&1
 cmake --preset cuda > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-cmake --build build/cuda -j "$(nproc)" --target gpulab-grade lab-02-aos-soa-solution lab-02-aos-soa-stub \
+cmake --build build/cuda -j "$(nproc)" --target gpulab-grade lab-02-aos-soa-solution lab-02-aos-soa-stub grader_verdict_tests \
   > "$out/build.log" 2>&1 || { grep -E "error" "$out/build.log" | head -30; exit 1; }
 for i in 1 2 3; do
   ./gpulab grade 02 --impl solution --json "$out/lab02-solution-$i.json" > "$out/lab02-solution-$i.txt" 2>&1
@@ -28,8 +28,8 @@ echo "calibrate: exit $?"
 # DRAM vs L2 vs L1 traffic of the positions-only and all-fields kernels, AoS (stub) and SoA (reference).
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum
 for impl in stub solution; do
-  ncu --metrics "$metrics" --kernel-name regex:'distances|step' --csv \
-    build/cuda/grader/labs/02-aos-soa/lab-02-aos-soa-$impl --gtest_filter='performance.*' \
+  timeout 240 ncu --metrics "$metrics" --kernel-name regex:'distances|step' --launch-count 4 --csv \
+    build/cuda/grader/labs/02-aos-soa/lab-02-aos-soa-$impl --rubric grader/labs/02-aos-soa/rubric.ini --gtest_filter='performance.*' \
     > "$out/ncu-$impl.csv" 2> "$out/ncu-$impl.log"
   echo "ncu $impl: exit $?"
 done

@@ -157,4 +157,29 @@ TEST(Translate, LineDirectiveNamesTheFileEscaped) {
   EXPECT_NE(t.text.find("#line 1 \"dir with \\\"quote\\\"\\\\k.cu\"\n"), std::string::npos) << t.text;
 }
 
+TEST(Translate, LexerLiteralsThatHideLaunchPunctuation) {
+  // Raw strings with a delimiter, escaped quotes, prefixes, digit separators, user-defined suffixes.
+  const std::string in =
+      "const char* a = R\"x(quote)\" k<<<1, 1>>>(p); still inside)x\";\n"
+      "const char* b = \"\\\"k<<<1,1>>>(p)\"; char c = '\\''; char d = '\"';\n"
+      "auto e = u8\"<<<\"; auto f = L'<'; int g = 1'000'000; auto h = 1.5e+3f; auto i = \"<<<\"_s;\n";
+  const auto t = translate("k.cu", in);
+  EXPECT_EQ(t.launches, 0);
+  EXPECT_EQ(body(in), in);
+}
+
+TEST(Translate, LexerSplicesCommentsAndDigraphs) {
+  // A backslash-newline continues a // comment; `<::` is `<` `::`; `>>=` is one token.
+  const std::string in =
+      "// a comment \\\n   k<<<1, 1>>>(continued comment);\n"
+      "k<::ns::T><<<1, 1>>>(p); x >>= 1;\n";
+  EXPECT_EQ(body(in), "// a comment \\\n   k<<<1, 1>>>(continued comment);\n" + launch("k<::ns::T>", "1, 1", "p") +
+                          "; x >>= 1;\n");
+}
+
+TEST(Translate, LexerLineSpliceInsideALaunch) {
+  const std::string in = "#define L(k) k<<<1, \\\n  32>>>(p)\nL(a);\n";
+  EXPECT_EQ(body(in), "#define L(k) " + launch("k", "1, \\\n  32", "p") + "\nL(a);\n");
+}
+
 }  // namespace
