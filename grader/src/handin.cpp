@@ -27,16 +27,30 @@ std::string read_text(const std::string& path) {
   return os.str();
 }
 
-/// The compile command CMake recorded for the lab's submission slot (compile_commands.json).
-std::vector<std::string> compile_command(const std::string& build_dir, const std::string& source_path) {
+/// The compile command CMake recorded for the lab's submission slot (compile_commands.json), with
+/// the slot's file as its source argument. On the emu back-end a slot whose placeholder launches
+/// with <<<>>> is compiled from its translation (cmake/GpulabBackend.cmake puts it under
+/// cuda2emu/lab-<LAB>-submission/): that command is the slot's too.
+std::vector<std::string> compile_command(const std::string& build_dir, const std::string& lab_id,
+                                         const std::string& source_path) {
   std::ifstream in(build_dir + "/compile_commands.json");
   const nlohmann::json db = nlohmann::json::parse(in, nullptr, false);
+  const std::string translated_dir = "/cuda2emu/lab-" + lab_id + "-submission/";
+  const std::string slot_tail = "/submissions/" + lab_id + "/" + fs::path(source_path).filename().string();
+  auto ends_with = [](const std::string& s, const std::string& t) {
+    return s.size() >= t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+  };
   if (db.is_array())
-    for (const auto& e : db)
-      if (e.value("file", "") == source_path) {
-        if (e.contains("arguments")) return e["arguments"].get<std::vector<std::string>>();
-        return split_command(e.value("command", ""));
-      }
+    for (const auto& e : db) {
+      const std::string file = e.value("file", "");
+      const bool translation = file.find(translated_dir) != std::string::npos && ends_with(file, slot_tail);
+      if (file != source_path && !translation) continue;
+      std::vector<std::string> cmd = e.contains("arguments") ? e["arguments"].get<std::vector<std::string>>()
+                                                             : split_command(e.value("command", ""));
+      for (auto& arg : cmd)
+        if (arg == file) arg = source_path;
+      return cmd;
+    }
   throw std::runtime_error("no compile command for " + source_path + " in " + build_dir +
                            "/compile_commands.json (reconfigure the build)");
 }
@@ -236,7 +250,7 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
         << (defence_enabled("staging") ? vetting::staged_text(text, files[k])
                                        : "#line 1 \"" + files[k] + "\"\n" + text);  // unescaped, BOM kept
     const std::string object = work_dir + "/obj/" + source + ".o", deps = work_dir + "/obj/" + source + ".d";
-    std::vector<std::string> cmd = compile_command(build_dir, lab.submission_dir + "/" + source);
+    std::vector<std::string> cmd = compile_command(build_dir, lab.id, lab.submission_dir + "/" + source);
     for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
       if (cmd[i] == "-o") cmd[i + 1] = object;
     for (auto& arg : cmd)

@@ -20,8 +20,10 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "process.hpp"
+#include "record_channel.hpp"
 #include "sandbox.hpp"
 
 namespace fs = std::filesystem;
@@ -59,6 +61,17 @@ int helper(const std::string& what, const std::string& arg) {
   if (what == "write-fd") {
     const std::string text = "through the passed fd\n";
     return write(std::atoi(arg.c_str()), text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : 4;
+  }
+  if (what == "write-fd-mib") {  // "FD:MIB": that many MiB of 0x5A bytes to a passed fd
+    const std::vector<char> mib(1 << 20, 0x5A);
+    const int fd = std::atoi(arg.c_str());
+    for (int i = std::atoi(arg.c_str() + arg.find(':') + 1); i > 0; --i)
+      for (std::size_t done = 0; done < mib.size();) {
+        const ssize_t w = write(fd, mib.data() + done, mib.size() - done);
+        if (w <= 0) return 4;
+        done += static_cast<std::size_t>(w);
+      }
+    return 0;
   }
   if (what == "binary") {
     const char bytes[] = {'a', 0, 'b', '\xff', '\xfe', '\xc3', '\x28', 0, '\n'};
@@ -349,6 +362,32 @@ TEST_P(Sandbox, OtherFdsAreClosed) {
   const ProcessResult r = sh("test -e /proc/self/fd/" + std::to_string(fd) + " && echo open || echo closed");
   close(fd);
   EXPECT_EQ(r.output, "closed\n");
+}
+
+// The runner's record goes through a pipe the grader drains (record_channel.hpp): the sandbox's
+// file size limit stops the code under test from filling the disk, not the record of a large
+// output; the record has its own cap, beyond which the rest is dropped without blocking the runner.
+TEST_P(Sandbox, RecordPassesTheFileSizeLimitUpToItsOwnCap) {
+  const std::string dir = fs::temp_directory_path() / ("gpulab-record-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  spec.file_size_bytes = std::size_t{1} << 20;
+  {
+    RecordChannel record(dir + "/record.bin");
+    spec.pass_fds = {record.write_end()};
+    const ProcessResult r = helper("write-fd-mib", std::to_string(record.write_end()) + ":8");
+    record.finish();
+    EXPECT_TRUE(r.ok()) << r.describe() << r.output;
+    EXPECT_EQ(fs::file_size(dir + "/record.bin"), std::uintmax_t{8} << 20);
+  }
+  {
+    RecordChannel record(dir + "/capped.bin", std::size_t{3} << 20);
+    spec.pass_fds = {record.write_end()};
+    const ProcessResult r = helper("write-fd-mib", std::to_string(record.write_end()) + ":8");
+    record.finish();
+    EXPECT_TRUE(r.ok()) << r.describe() << r.output;
+    EXPECT_EQ(fs::file_size(dir + "/capped.bin"), std::uintmax_t{3} << 20);
+  }
+  fs::remove_all(dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Sandbox,
