@@ -36,6 +36,30 @@ std::string suffix_of(const GradeOptions& opt, int warp) {
 
 /// Where a lab's source file is in a submission: the file itself (single-file labs), or inside a
 /// directory laid out like the repository (DIR/labs/NN-name/file, DIR/NN-name/file, DIR/file).
+/// On a GPU back-end, the lab processes of graders sharing a build tree (a class graded with
+/// `./gpulab grade-class --jobs N`) take turns at the GPU: a timed section never shares the device
+/// with another hand-in's kernels, while compiling and the emulator's portability run go on in
+/// parallel. The emulator needs no turn. GPULAB_GPU_LOCK names another lock file (one per GPU
+/// for graders in several build trees).
+class GpuTurn {
+ public:
+  explicit GpuTurn(const GradeOptions& opt) {
+    if (opt.backend == "emu") return;
+    const char* named = std::getenv("GPULAB_GPU_LOCK");
+    const std::string path = named && *named ? named : opt.build_dir + "/.gpulab-gpu.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+  }
+  ~GpuTurn() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  GpuTurn(const GpuTurn&) = delete;
+  GpuTurn& operator=(const GpuTurn&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 std::optional<fs::path> locate(const std::string& submission, const LabInfo& lab, const std::string& source) {
   const fs::path p(submission);
   if (fs::is_regular_file(p)) return lab.sources.size() == 1 || p.filename() == source ? std::optional(p) : std::nullopt;
@@ -471,7 +495,11 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       // not by exhausting the machine.
       spec.env["GPULAB_EMU_DEVICE_MEMORY_MB"] = defence_enabled("memory-limit") ? "8192" : "1000000";
     }
-    const ProcessResult proc = confined(argv, spec, opt.verbose);
+    ProcessResult proc;
+    {
+      const GpuTurn turn(opt);
+      proc = confined(argv, spec, opt.verbose);
+    }
     record.finish();
     if (r.isolation.empty() || opt.impl == "solution") r.isolation = proc.isolation;
 
@@ -491,7 +519,10 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     if (gpu_sanitizer) {
       // The GPU's sanitizer watches a whole process: a run of the sanitizer checks per tool.
       const std::string findings = work + "/gpu-findings.json";
-      run_gpu_sanitizer(opt, lab, runner, work, timeout, findings);
+      {
+        const GpuTurn turn(opt);
+        run_gpu_sanitizer(opt, lab, runner, work, timeout, findings);
+      }
       jargv.insert(jargv.end(), {"--gpu-findings", findings});
     }
     std::map<std::string, std::string> jenv;
