@@ -150,6 +150,19 @@ TEST_F(Includes, NvccsNameOfAHandInUnderAQuotedFolderIsTheHandIn) {
   EXPECT_TRUE(Has(check_dependencies((dir_ / "d4").string(), kSource, {}, {handin}), {"includes"}));
 }
 
+TEST_F(Includes, ForbiddenHeaderOnlyLibrariesAreRefusedByTheirHeaders) {
+  // CUB and Thrust are headers: the submission instantiates their templates, so no symbol of
+  // theirs can be refused; their directories in the dependency list give them away (lab 05).
+  write(dir_ / "cub/device/device_radix_sort.cuh", "");
+  write(dir_ / "d5", "obj.o : " + (dir_ / "stage/row_sum.cu").string() + " /usr/include/stdio.h \\\n  " +
+                         (dir_ / "cub/device/device_radix_sort.cuh").string() + "\n");
+  const std::vector<std::string> forbidden = {"cub", "thrust", "hipcub", "rocprim"};
+  EXPECT_TRUE(Has(check_library_headers((dir_ / "d5").string(), forbidden),
+                  {"device_radix_sort.cuh: this lab does not allow the cub library", "write the algorithm yourself"}));
+  EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {}), "");
+  EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {"thrust"}), "");
+}
+
 // ---- the real thing ------------------------------------------------------------------------------
 
 std::vector<std::string> objects_of(const std::string& lab, const std::string& target) {
