@@ -85,7 +85,7 @@ def lab05_density_and_reorder(rows, plt):
         right.text(x - 0.2, s[0] + 0.3, f"{s[0]:.1f}", ha="center", fontsize=7)
         right.text(x + 0.2, s[1] + 0.3, f"{s[1]:.1f}", ha="center", fontsize=7)
     right.axhline(stores[0][2], color="grey", linewidth=0.5, linestyle="--")
-    right.text(len(labels) - 0.5, stores[0][2] + 0.3, "ideal stores", fontsize=7, ha="right", color="grey")
+    right.text(-0.45, stores[0][2] + 0.3, "ideal stores", fontsize=7, ha="left", color="grey")
     right.set_xticks(list(xs))
     right.set_xticklabels(labels, fontsize=8)
     right.set_ylabel("reorder: sectors per request", fontsize=8)

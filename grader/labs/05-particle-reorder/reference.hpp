@@ -111,7 +111,9 @@ inline std::vector<unsigned> counting_starts(const std::vector<unsigned>& cell, 
 inline std::string start_hint(const std::vector<unsigned>& got, const std::vector<unsigned>& want, int c, long long diff) {
   if (c + 1 < static_cast<int>(want.size()) && diff == static_cast<long long>(want[c + 1]) - want[c] && diff != 0)
     return "\n  hint: that is the count of key " + std::to_string(c) +
-           " too: an inclusive scan. cell_start[c] counts the keys below c only (exclusive scan; README: \"The sort itself\")";
+           " too: an inclusive scan, or the starts used as the scatter's cursors (each atomicAdd moves a start to"
+           " the next slot). cell_start[c] counts the keys below c only: an exclusive scan, and a copy of it as"
+           " the cursors (README: \"The sort itself\")";
   if (got[c] == 0xFFFFFFFFu) return "\n  hint: this entry was never written (0xFFFFFFFF): all num_keys + 1 entries are outputs";
   return "\n  hint: count the particles of every key with atomics, then an exclusive scan of the counts (README: \"The sort"
          " itself\")";
