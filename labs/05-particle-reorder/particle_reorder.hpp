@@ -80,7 +80,7 @@ inline long long sort_scratch_elements(int num_keys) { return 2LL * num_keys + 2
 /// - Each function only launches kernels and returns without synchronising (the caller does).
 ///   The work must be done by kernels (the emulator checks that kernels wrote the outputs; fill
 ///   with a kernel, not with cudaMemset). No library algorithms: CUB, hipCUB, rocPRIM, Thrust,
-///   cuBLAS ... (the grader refuses their headers and symbols).
+///   cuBLAS ... (the grader refuses their headers, and the vendor libraries' symbols).
 
 /// A cell key per particle: cell[i] = the key of particle i's cell in `order`.
 ///
