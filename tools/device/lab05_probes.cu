@@ -7,7 +7,9 @@
 //                    27 separate cells) vs Morton order (27 cells), and through the index
 //   reorder_every    a short simulated motion: keys and sort every frame, the state reordered
 //                    every N-th frame (N = 1, 4, 8, never after the first); mean frame time and
-//                    the density's time in the last frame before a reorder
+//                    the last frame's density time; without reorders, the density's time 1, 2, 4,
+//                    ... 32 frames after the last one (reorder_decay: how locality decays). Frames
+//                    that do not reorder read through the index with the grader's kernel (27 cells)
 //   break_even       density through the index vs reorder + density over the reordered state,
 //                    for 84 down to 2 neighbours per particle
 //   sort             keys + counting sort (the reference) vs keys + CUB radix sort
@@ -209,8 +211,9 @@ void reorder_every(int n, int frames) {
     reorder_state(d.index, d.rank, n, d.pos, d.vel, d.spos, d.svel);
     std::swap(d.pos, d.spos);
     std::swap(d.vel, d.svel);
-    cudaEvent_t a, b;
+    cudaEvent_t a, m, b;
     CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&m));
     CHECK(cudaEventCreate(&b));
     double total = 0, last_density = 0;
     for (int f = 1; f <= frames; ++f) {
@@ -219,17 +222,22 @@ void reorder_every(int n, int frames) {
       CHECK(cudaEventRecord(a));
       d.sort(CellOrder::linear);
       const bool reorder = every > 0 && f % every == 0;
+      if (reorder) reorder_state(d.index, d.rank, n, d.pos, d.vel, d.spos, d.svel);
+      CHECK(cudaEventRecord(m));
       if (reorder) {
-        reorder_state(d.index, d.rank, n, d.pos, d.vel, d.spos, d.svel);
         sph_density(d.pos, d.index, d.spos, d.start, n, d.g, CellOrder::linear, d.density);
       } else {
         lab05_baseline::density<true><<<blocks(n), 256>>>(d.pos, d.index, d.start, n, d.g, CellOrder::linear, d.density);
       }
       CHECK(cudaEventRecord(b));
       CHECK(cudaEventSynchronize(b));
-      float ms = 0;
+      float ms = 0, density_ms = 0;
       CHECK(cudaEventElapsedTime(&ms, a, b));
+      CHECK(cudaEventElapsedTime(&density_ms, m, b));
       total += ms;
+      // Locality decay: without reorders, the density through the index of a state sorted f frames ago.
+      if (every == 0 && (f & (f - 1)) == 0)
+        std::printf("reorder_decay\tframes since the reorder\t%d\t%.4f ms density (one run)\n", f, density_ms);
       if (f == frames)  // the density of the last frame again, as it ran (reordered or through the index)
         last_density = time_ms([&] {
           if (reorder) sph_density(d.pos, d.index, d.spos, d.start, n, d.g, CellOrder::linear, d.density);
