@@ -54,9 +54,51 @@ def lab02_bytes_used(rows, plt):
     return fig
 
 
+def lab05_density_and_reorder(rows, plt):
+    """Two panels: the density kernel's load sectors per particle (each version and the grader's
+    indirection kernel), and the reorder's store sectors per request against the ideal."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), gridspec_kw={"width_ratios": [3, 2]})
+    names = ["through the index (grader)"] + [r["version"] for r in rows]
+    values = [float(rows[0]["indirection_load_sectors_per_particle"])]
+    values += [float(r["density_load_sectors_per_particle"]) for r in rows]
+    left.barh(range(len(names)), values, color=["grey"] + ["C0"] * (len(names) - 1))
+    for i, v in enumerate(values):
+        left.text(v + 0.5, i, f"{v:.1f}", va="center", fontsize=7)
+    left.set_yticks(range(len(names)))
+    left.set_yticklabels(names, fontsize=7)
+    left.invert_yaxis()
+    left.set_xlabel("density: global load sectors per particle", fontsize=8)
+    left.set_xlim(0, max(values) * 1.2)
+    seen, labels, stores = set(), [], []
+    for r in rows:
+        kind = "scatter" if float(r["reorder_store_sectors_per_request"]) > float(r["reorder_store_ideal"]) * 1.25 else "gather"
+        if kind in seen:
+            continue
+        seen.add(kind)
+        labels.append(kind)
+        stores.append((float(r["reorder_store_sectors_per_request"]), float(r["reorder_load_sectors_per_request"]),
+                       float(r["reorder_store_ideal"])))
+    xs = range(len(labels))
+    right.bar([x - 0.2 for x in xs], [s[0] for s in stores], 0.4, label="stores")
+    right.bar([x + 0.2 for x in xs], [s[1] for s in stores], 0.4, label="loads")
+    for x, s in zip(xs, stores):
+        right.text(x - 0.2, s[0] + 0.3, f"{s[0]:.1f}", ha="center", fontsize=7)
+        right.text(x + 0.2, s[1] + 0.3, f"{s[1]:.1f}", ha="center", fontsize=7)
+    right.axhline(stores[0][2], color="grey", linewidth=0.5, linestyle="--")
+    right.text(-0.45, stores[0][2] + 0.3, "ideal stores", fontsize=7, ha="left", color="grey")
+    right.set_xticks(list(xs))
+    right.set_xticklabels(labels, fontsize=8)
+    right.set_ylabel("reorder: sectors per request", fontsize=8)
+    right.legend(fontsize=7, frameon=False)
+    fig.suptitle("Lab 05 on the emulator (n = 3000, warp size 32): 32-byte sectors per warp-wide request", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 FIGURES = [
     # (table under docs/results, SVG under docs/figures, function)
     ("lab02-emu.tsv", "lab02-bytes-used.svg", lab02_bytes_used),
+    ("lab05-emu.tsv", "lab05-density-reorder.svg", lab05_density_and_reorder),
 ]
 
 

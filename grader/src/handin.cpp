@@ -13,6 +13,7 @@
 
 #include "gpulab/grade/defences.hpp"
 #include "process.hpp"
+#include "gpulab/grade/rubric.hpp"
 #include "vetting.hpp"
 
 namespace fs = std::filesystem;
@@ -336,6 +337,11 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
            work_dir + "/src"},
           allowed_files);
       if (!bad.empty()) return failed(bad, isolation);
+      std::vector<std::string> forbidden;
+      std::istringstream names(Rubric::load(lab.rubric).text("lab", "forbidden_libraries").value_or(""));
+      for (std::string name; names >> name;) forbidden.push_back(name);
+      if (const std::string refused = vetting::check_library_headers(deps, forbidden); !refused.empty())
+        return failed(refused, isolation);
     }
     objects.push_back(object);
   }

@@ -281,6 +281,26 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
       "and the contract header");
 }
 
+std::string check_library_headers(const std::string& depfile, const std::vector<std::string>& libraries) {
+  if (libraries.empty()) return {};
+  const std::vector<std::string> deps = parse_depfile(read_text(depfile));
+  for (std::size_t i = 1; i < deps.size(); ++i) {
+    const fs::path real = canonical_or_normal(deps[i]);
+    for (const auto& part : real.parent_path()) {
+      const auto hit = std::find(libraries.begin(), libraries.end(), part.string());
+      if (hit == libraries.end()) continue;
+      const auto [display, line] = include_site(deps[0], real.filename().string());
+      Offences offences;
+      offences.add(display + (line ? ":" + std::to_string(line) : "") + " includes " + real.string() +
+                       ": this lab does not allow the " + *hit + " library (its algorithms are what the lab asks you to write)",
+                   Rule::vendor_libraries);
+      // The first header of the library is the one the hand-in names; the rest come with it.
+      return offences.message("write the algorithm yourself: the lab's README explains it step by step");
+    }
+  }
+  return {};
+}
+
 std::string check_object_symbols(const std::vector<std::string>& object_files,
                                  const std::vector<std::string>& contract_functions,
                                  const std::set<std::string>& protected_symbols, const std::string& display_name) {

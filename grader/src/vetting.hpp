@@ -55,6 +55,12 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
                                const std::vector<std::string>& allowed_dirs,
                                const std::vector<std::string>& allowed_files);
 
+/// Refuses the headers of the libraries a lab forbids (its rubric's `[lab] forbidden_libraries`,
+/// e.g. "cub thrust hipcub rocprim"): any file the compilation read (its dependency file) inside a
+/// directory of one of those names. Header-only libraries leave no symbol of their own to refuse
+/// (their templates are instantiated in the submission), so their headers are what gives them away.
+std::string check_library_headers(const std::string& depfile, const std::vector<std::string>& libraries);
+
 /// Checks the submission's object files (host ELF objects of clang, nvcc or hipcc), with nm and
 /// objdump:
 ///  * definitions: nothing in `protected_symbols` (see defined_symbols), no C-linkage functions,

@@ -150,6 +150,19 @@ TEST_F(Includes, NvccsNameOfAHandInUnderAQuotedFolderIsTheHandIn) {
   EXPECT_TRUE(Has(check_dependencies((dir_ / "d4").string(), kSource, {}, {handin}), {"includes"}));
 }
 
+TEST_F(Includes, ForbiddenHeaderOnlyLibrariesAreRefusedByTheirHeaders) {
+  // CUB and Thrust are headers: the submission instantiates their templates, so no symbol of
+  // theirs can be refused; their directories in the dependency list give them away (lab 05).
+  write(dir_ / "cub/device/device_radix_sort.cuh", "");
+  write(dir_ / "d5", "obj.o : " + (dir_ / "stage/row_sum.cu").string() + " /usr/include/stdio.h \\\n  " +
+                         (dir_ / "cub/device/device_radix_sort.cuh").string() + "\n");
+  const std::vector<std::string> forbidden = {"cub", "thrust", "hipcub", "rocprim"};
+  EXPECT_TRUE(Has(check_library_headers((dir_ / "d5").string(), forbidden),
+                  {"device_radix_sort.cuh: this lab does not allow the cub library", "write the algorithm yourself"}));
+  EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {}), "");
+  EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {"thrust"}), "");
+}
+
 // ---- the real thing ------------------------------------------------------------------------------
 
 std::vector<std::string> objects_of(const std::string& lab, const std::string& target) {
@@ -205,7 +218,10 @@ TEST(VettingRealObjects, KnownSubmissionsPassExceptTheOnesThatCheat) {
   char tmpl[] = "/tmp/gpulab-vetting-subs-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   for (const auto& e : fs::recursive_directory_iterator(kSource + "/grader/tests/submissions")) {
-    if (e.path().extension() != ".cu" || e.path().stem() == "does_not_compile") continue;
+    // does_not_compile does not; uses_cub_radix_sort includes CUB, which only a CUDA toolkit has
+    // (its refusal by header: Includes.ForbiddenHeaderOnlyLibrariesAreRefusedByTheirHeaders).
+    if (e.path().extension() != ".cu" || e.path().stem() == "does_not_compile" || e.path().stem() == "uses_cub_radix_sort")
+      continue;
     // submissions/<lab>/file.cu, or submissions/<lab>/stub/file.cu (the stub as shipped)
     const std::string lab = fs::relative(e.path(), kSource + "/grader/tests/submissions").begin()->string(),
                       obj = std::string(tmpl) + "/x.o";
