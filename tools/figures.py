@@ -91,6 +91,10 @@ def lab05_density_and_reorder(rows, plt):
     right.set_ylabel("reorder: sectors per request", fontsize=8)
     right.legend(fontsize=7, frameon=False)
     fig.suptitle("Lab 05 on the emulator (n = 3000, warp size 32): 32-byte sectors per warp-wide request", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
 def lab01_bandwidth(rows, plt):
     """Grouped bars: fraction of the float4 copy kernel (same process) per kernel, one group per n.
 
