@@ -3,7 +3,7 @@
 # not compile, one that writes out of bounds, a single-file hand-in, a folder without the lab's
 # file): every row of the gradebook must equal grading that hand-in alone with the same seed; a
 # second run grades nothing again and keeps the gradebook; a hand-in whose report is missing (a
-# killed run) is graded again.
+# killed run) is graded again; GitHub Classroom's result of a report has the same points.
 # Usage: tools/tests/grade_class_test.sh REPO_ROOT BUILD_DIR
 set -euo pipefail
 root="$1"
@@ -50,4 +50,14 @@ rm "$tmp/out/students/ben/01-coalescing.json"
 run "$class" --lab 01 --jobs 2 --seed 4242 --out "$tmp/out" > "$tmp/third.log" 2>&1 || true
 grep -q "5 of 6 already graded" "$tmp/third.log" || fail "the missing report was not re-graded: $(cat "$tmp/third.log")"
 cmp -s "$book" "$tmp/book1.csv" || fail "re-grading ben with the same seed changed the gradebook"
-echo "grade-class: verdicts equal to grading alone; resumable"
+
+# GitHub Classroom's view of a report (tools/classroom_result.py): the points of every check, so
+# the sum is the score and max_score the report's maximum.
+for who in ana ben cy; do
+  python3 "$root/tools/classroom_result.py" "$tmp/out/students/$who/01-coalescing.json" | base64 -d > "$tmp/classroom.json"
+  got="$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(round(sum(t['score'] for t in d['tests']), 4), d['max_score'], d['status'])" "$tmp/classroom.json")"
+  want="$(grep "^$who," "$book" | python3 -c "import csv,sys; r=next(csv.reader(sys.stdin)); print(float(r[2]), float(r[3]), 'pass' if r[4] == 'true' else 'fail')")"
+  [[ "$got" == "$want" ]] || fail "$who: Classroom result '$got', gradebook '$want'"
+done
+python3 "$root/tools/classroom_result.py" "$tmp/missing.json" | base64 -d | grep -q '"status":"error"' || fail "a missing report is not an error"
+echo "grade-class: verdicts equal to grading alone; resumable; Classroom points equal the scores"
