@@ -45,8 +45,12 @@ function(gpulab_add_lab)
     endif()
     set(sources "")
     foreach(s IN LISTS L_SOURCES)
-      if(impl STREQUAL "submission" AND NOT EXISTS "${dir}/${s}")
-        configure_file("${lab_dir}/${s}" "${dir}/${s}" COPYONLY)  # placeholder until graded
+      if(impl STREQUAL "submission")
+        # The slot only lends its compile and link commands to the hand-ins the grader stages
+        # elsewhere. A placeholder without `<<<`: on emu a file with a launch is compiled from its
+        # translation and compile_commands.json would have no command for the slot itself.
+        file(CONFIGURE OUTPUT "${dir}/${s}" CONTENT
+             "// Placeholder of the grader's submission slot (cmake/GpulabLab.cmake).\n#include \"gpulab/gpu.hpp\"\n")
       endif()
       list(APPEND sources "${dir}/${s}")
     endforeach()
