@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "gpulab/grade/defences.hpp"
+#include "gpulab/grade/rubric.hpp"
 #include "process.hpp"
 #include "vetting.hpp"
 
@@ -322,6 +323,16 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
            work_dir + "/src"},
           allowed_files);
       if (!bad.empty()) return failed(bad, isolation);
+      // The lab's own refusals (a library whose algorithm the lab asks students to write).
+      std::vector<std::string> libraries;
+      std::istringstream names(Rubric::load(lab.rubric).text_or("build", "forbidden_includes", ""));
+      for (std::string name; std::getline(names, name, ',');) {
+        name.erase(0, name.find_first_not_of(" \t"));
+        name.erase(name.find_last_not_of(" \t") + 1);
+        if (!name.empty()) libraries.push_back(name);
+      }
+      if (const std::string refused = vetting::check_library_includes(deps, libraries); !refused.empty())
+        return failed(refused, isolation);
     }
     objects.push_back(object);
   }

@@ -281,6 +281,26 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
       "and the contract header");
 }
 
+std::string check_library_includes(const std::string& depfile, const std::vector<std::string>& libraries) {
+  if (libraries.empty()) return {};
+  const std::vector<std::string> deps = parse_depfile(read_text(depfile));
+  Offences offences;
+  std::set<std::string> reported;
+  for (std::size_t i = 1; i < deps.size(); ++i) {
+    const fs::path path = fs::absolute(deps[i]).lexically_normal();
+    for (const auto& component : path.parent_path()) {
+      const std::string c = component.string();
+      if (std::find(libraries.begin(), libraries.end(), c) == libraries.end() || !reported.insert(c).second) continue;
+      const auto [display, line] = include_site(deps[0], path.filename().string());
+      offences.add(display + (line ? ":" + std::to_string(line) : "") + " includes " + path.string() + ": this lab may not use " +
+                       c + " (its rubric's [build] forbidden_includes); writing what it offers is the lab",
+                   Rule::files);
+    }
+  }
+  if (offences.lines.empty()) return {};
+  return offences.message("remove the library's include and write the code yourself (the lab's README shows how)");
+}
+
 std::string check_object_symbols(const std::vector<std::string>& object_files,
                                  const std::vector<std::string>& contract_functions,
                                  const std::set<std::string>& protected_symbols, const std::string& display_name) {

@@ -55,6 +55,12 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
                                const std::vector<std::string>& allowed_dirs,
                                const std::vector<std::string>& allowed_files);
 
+/// A lab's own rule on top of check_dependencies: no file the compilation read may lie in a
+/// directory named like one of `libraries` (the rubric's `[build] forbidden_includes`, e.g. "cub,
+/// hipcub, rocprim, thrust" for a lab whose point is to write what they offer). Returns "" or the
+/// refusal, naming the hand-in's line that includes the library.
+std::string check_library_includes(const std::string& depfile, const std::vector<std::string>& libraries);
+
 /// Checks the submission's object files (host ELF objects of clang, nvcc or hipcc), with nm and
 /// objdump:
 ///  * definitions: nothing in `protected_symbols` (see defined_symbols), no C-linkage functions,

@@ -150,6 +150,23 @@ TEST_F(Includes, NvccsNameOfAHandInUnderAQuotedFolderIsTheHandIn) {
   EXPECT_TRUE(Has(check_dependencies((dir_ / "d4").string(), kSource, {}, {handin}), {"includes"}));
 }
 
+TEST_F(Includes, ALabsForbiddenLibrariesAreRefusedByDirectory) {
+  // Lab 04's rubric refuses CUB & co. by the directory a header lies in, however it was reached;
+  // a file name that merely contains the word does not count.
+  write(dir_ / "stage/reduce.cu", "#line 1 \"/home/student/reduce.cu\"\n#include \"gpulab/gpu.hpp\"\n"
+                                   "#include <cub/device/device_reduce.cuh>\n");
+  write(dir_ / "d5", "obj.o : " + (dir_ / "stage/reduce.cu").string() +
+                         " \\\n  /usr/local/cuda/include/cccl/cub/device/device_reduce.cuh \\\n"
+                         "  /usr/local/cuda/include/cccl/cub/util_type.cuh \\\n  /usr/include/cubic.h\n");
+  const std::string refused = check_library_includes((dir_ / "d5").string(), {"cub", "hipcub", "rocprim", "thrust"});
+  EXPECT_TRUE(Has(refused, {"reduce.cu:2 includes /usr/local/cuda/include/cccl/cub/device/device_reduce.cuh",
+                            "this lab may not use cub"}))
+      << refused;
+  EXPECT_EQ(refused.find("util_type"), std::string::npos) << "one line per library: " << refused;
+  EXPECT_EQ(check_library_includes((dir_ / "d5").string(), {"thrust"}), "");
+  EXPECT_EQ(check_library_includes((dir_ / "d5").string(), {}), "");
+}
+
 // ---- the real thing ------------------------------------------------------------------------------
 
 std::vector<std::string> objects_of(const std::string& lab, const std::string& target) {

@@ -63,9 +63,22 @@ double tolerance(long long n, double abs_sum) {
   return std::min(worst_case, probable) * abs_sum + 4e-16 * abs_sum;
 }
 
+/// A generator for the next input of the running check: rng() is the same for every call of a
+/// check, so each call also mixes in its own number (the runner and the judge make the same calls
+/// in the same order, so they draw the same inputs).
+std::mt19937_64 fresh_rng() {
+  static std::string check;
+  static std::uint64_t call = 0;
+  const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name = t ? std::string(t->test_suite_name()) + "." + t->name() : "";
+  if (name != check) check = name, call = 0;
+  std::mt19937_64 base = rng();
+  return std::mt19937_64(base() ^ (0x9E3779B97F4A7C15ull * ++call));
+}
+
 /// Uniform floats in [lo, hi).
 std::vector<float> random_values(long long n, double lo, double hi) {
-  auto gen = rng();
+  auto gen = fresh_rng();
   std::uniform_real_distribution<float> d(static_cast<float>(lo), static_cast<float>(hi));
   std::vector<float> x(static_cast<std::size_t>(n));
   for (float& v : x) v = d(gen);
@@ -78,7 +91,7 @@ std::vector<float> random_values(long long n, double lo, double hi) {
 /// and the elements a kernel is most likely to get wrong are always 1: the first and last 64, and
 /// the first and last of every 1024 (block and float4 boundaries).
 std::vector<float> integer_values(long long n) {
-  auto gen = rng();
+  auto gen = fresh_rng();
   std::vector<float> x(static_cast<std::size_t>(n));
   if (n <= (1LL << 22)) {
     std::uniform_int_distribution<int> d(1, 4);
@@ -113,12 +126,13 @@ bool run_reduce(kit::Call& call, const std::vector<float>& x, float& out) {
   return true;
 }
 
-/// Judges one result; `integer`: the inputs are integer-valued, the result must be exact.
-bool judge(float got, const std::vector<float>& x, bool integer, const std::string& what) {
+/// Judges one result; `integer`: the inputs are integer-valued, the result must be exact. Returns
+/// "" when it is right, else the message.
+std::string verdict(float got, const std::vector<float>& x, bool integer, const std::string& what) {
   const Exact e = exact_sum(x);
   const double tol = integer ? 0.0 : tolerance(static_cast<long long>(x.size()), e.abs_sum);
   const double err = static_cast<double>(got) - e.sum;
-  if (std::isfinite(got) && std::fabs(err) <= tol) return true;
+  if (std::isfinite(got) && std::fabs(err) <= tol) return "";
   std::ostringstream os;
   os.precision(10);
   os << what << ": *result = " << got << ", expected " << e.sum;
@@ -140,27 +154,39 @@ bool judge(float got, const std::vector<float>& x, bool integer, const std::stri
        << std::min<long long>(static_cast<long long>(x.size()) - 1, kMaxReductionDepth)
        << " additions (reduce.hpp, kMaxReductionDepth))";
   }
-  ADD_FAILURE() << os.str();
-  return false;
+  return os.str();
+}
+
+/// The same, failing the running check with the message.
+bool judge(float got, const std::vector<float>& x, bool integer, const std::string& what) {
+  const std::string bad = verdict(got, x, integer, what);
+  if (!bad.empty()) ADD_FAILURE() << bad;
+  return bad.empty();
 }
 
 /// Both kinds of input at each size: uniform floats in [lo, hi) within the tolerance, and
-/// integer values exactly. Records the number of wrong calls.
+/// integer values exactly. Records the number of wrong calls; the first few are described.
 void check_sizes(const std::vector<long long>& sizes, double lo = -1.0, double hi = 1.0) {
-  int wrong = 0;
+  constexpr int kShown = 4;
+  int wrong = 0, described = 0, undescribed = 0;
+  std::string shown;
+  auto one = [&](const std::vector<float>& x, bool integer) {
+    kit::Call call(at(static_cast<long long>(x.size()), integer ? "integer values" : "random floats"));
+    float got = 0;
+    if (!run_reduce(call, x, got)) return ++wrong, void();  // reported by the kit
+    const std::string bad = verdict(got, x, integer, call.what());
+    if (bad.empty()) return;
+    ++wrong;
+    if (described < kShown) shown += bad + "\n", ++described;
+    else ++undescribed;
+  };
   for (long long n : sizes) {
-    {
-      const std::vector<float> x = random_values(n, lo, hi);
-      kit::Call call(at(n, "random floats"));
-      float got = 0;
-      wrong += run_reduce(call, x, got) && judge(got, x, false, call.what()) ? 0 : 1;
-    }
-    {
-      const std::vector<float> x = integer_values(n);
-      kit::Call call(at(n, "integer values"));
-      float got = 0;
-      wrong += run_reduce(call, x, got) && judge(got, x, true, call.what()) ? 0 : 1;
-    }
+    one(random_values(n, lo, hi), false);
+    one(integer_values(n), true);
+  }
+  if (!shown.empty()) {
+    ADD_FAILURE() << shown
+                  << (undescribed > 0 ? "(and " + std::to_string(undescribed) + " more wrong results, not shown)" : "");
   }
   record(wrong, 0, "wrong calls");
 }
