@@ -45,8 +45,8 @@ probe_run() { ./gpulab run "$probe" "$@" 2>/dev/null || true; }
 {
   echo "# Lab 04: 32-lane reductions on the emulator at warp 32 and 64, integer inputs 1..4 (exact sums):"
   echo "# ./gpulab run $probe --warp-size W warp (written by tools/results/lab04-emu.sh)."
-  echo "# shuffles_from_16: gpulab::full_mask() but offsets 16, 8, 4, 2, 1; volatile_tail: tree to 64 values,"
-  echo "# then 32 threads without barriers. error_pct = 100 (result - exact) / exact."
+  echo "# shuffles_from_16: a mask of all the warp's lanes but offsets 16, 8, 4, 2, 1; volatile_tail: tree to 64 values,"
+  echo "# then 32 threads without barriers. *_error_pct = 100 (result - exact) / exact."
   for w in 32 64; do probe_run --warp-size "$w" warp | grep -E '^#|^[0-9]' | sed '1s/^# //' | { [[ $w == 32 ]] && cat || tail -n +2; }; done
 } > docs/results/lab04-warp64.tsv
 echo "wrote docs/results/lab04-warp64.tsv"

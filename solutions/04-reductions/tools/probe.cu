@@ -129,7 +129,7 @@ void warp_table() {
   cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0);
   std::mt19937 gen(4);
   std::uniform_int_distribution<int> d(1, 4);
-  std::printf("# warp_size\tn\texact\tshuffles_from_16\terror_pct\tvolatile_tail\terror_pct\n");
+  std::printf("# warp_size\tn\texact\tshuffles_from_16\tshuffles_from_16_error_pct\tvolatile_tail\tvolatile_tail_error_pct\n");
   for (int n : {1, 16, 32, 33, 34, 40, 48, 63, 64, 65, 96, 100, 128, 255, 256, 1000, 4096, 65536, 1 << 20}) {
     std::vector<float> h(n);
     double exact = 0;
