@@ -22,7 +22,7 @@ for i in 1 2 3; do
 done
 ./gpulab grade 04 --json "$out/lab04-student.json" > "$out/lab04-student.txt" 2>&1
 echo "student (stub): exit $?"
-for f in solutions/04-reductions/steps/*.cu "$subs"/{single_block,chunk_per_thread,sequential_tree}.cu; do
+for f in solutions/04-reductions/steps/*.cu "$subs"/{single_block,chunk_per_thread}.cu; do
   name="$(basename "$f" .cu)"
   ./gpulab grade 04 --submission "$f" --json "$out/lab04-$name.json" > "$out/lab04-$name.txt" 2>&1
   echo "$name: exit $?"

@@ -242,9 +242,12 @@ TEST(sanitizer, no_memory_errors_or_races) {
 
 namespace {
 
-/// The measured call: integer-valued input (checked exactly, like any other call), its metrics
-/// into the report. Returns false (reported) when there is nothing to judge.
-bool measured_call(kit::Call& call, const std::vector<float>& x) {
+long long emu_size() { return static_cast<long long>(rubric().number("performance.emu", "size")); }
+
+/// The measured call at the rubric's size: integer-valued input (checked exactly, like any other
+/// call), its metrics into the report. Returns false (reported) when there is nothing to judge.
+bool measured_call(kit::Call& call) {
+  const std::vector<float> x = integer_values(emu_size());
   float got = 0;
   if (!run_reduce(call, x, got)) return false;
   if (defence_enabled("timed-outputs") && !judge(got, x, true, call.what())) return false;
@@ -256,17 +259,14 @@ bool measured_call(kit::Call& call, const std::vector<float>& x) {
   return true;
 }
 
-long long emu_size() { return static_cast<long long>(rubric().number("performance.emu", "size")); }
-
 }  // namespace
 
 TEST(performance, coalesced_loads) {
   // All global loads of the call against the least they need: x once, in 32-byte sectors.
   const double min_eff = rubric().number("performance.emu", "min_load_efficiency");
   const long long n = emu_size();
-  const std::vector<float> x = integer_values(n);
   kit::Call call(at(n, "measured"));
-  if (!measured_call(call, x)) return;
+  if (!measured_call(call)) return;
   const kit::Evidence& e = call.evidence();
   const double least = std::ceil(4.0 * static_cast<double>(n) / 32.0);
   const double eff = e.load_sectors ? std::min(1.0, least / static_cast<double>(e.load_sectors)) : 0.0;
@@ -294,9 +294,8 @@ TEST(performance, shared_memory_work) {
   // and a grid-stride loop leave a few per block.
   const double max_wavefronts = rubric().number("performance.emu", "max_shared_wavefronts_per_1024");
   const long long n = emu_size();
-  const std::vector<float> x = integer_values(n);
   kit::Call call(at(n, "measured"));
-  if (!measured_call(call, x)) return;
+  if (!measured_call(call)) return;
   long long wavefronts = 0, shared_requests = 0, atomics = 0;
   const kit::MetricRow* worst = nullptr;
   for (const auto& m : call.metrics()) {

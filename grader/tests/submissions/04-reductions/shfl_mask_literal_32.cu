@@ -1,7 +1,7 @@
 // Written for 32 lanes: the 0xffffffff mask, offsets from 16, `% 32` and `/ 32`. Right on NVIDIA;
 // at 64 lanes the mask names half of the warp, and the emulator stops at the shuffle's line.
 // expect[emu]: lab fail
-// expect[emu]: correctness fail "shfl_mask_literal_32.cu:17"
+// expect[emu]: correctness fail "shfl_mask_literal_32.cu:16"
 // expect[emu]: correctness fail "warp 64"
 // expect[cuda]: lab fail
 // expect[cuda]: correctness pass
@@ -9,8 +9,7 @@
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
 
-__device__ float block_sums[1024];
-__device__ unsigned int blocks_done;
+__global__ void zero_result(float* result) { *result = 0.0f; }
 
 __device__ float block_sum_32(float v) {
   __shared__ float warp_sums[8];  // 256 threads / 32
@@ -29,24 +28,11 @@ __global__ void reduce(const float* x, int n, float* result) {
   float v = 0.0f;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v += x[i];
   v = block_sum_32(v);
-  __shared__ bool last;
-  if (threadIdx.x == 0) {
-    block_sums[blockIdx.x] = v;
-    __threadfence();
-    last = atomicAdd(&blocks_done, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  float w = 0.0f;
-  for (int b = threadIdx.x; b < static_cast<int>(gridDim.x); b += blockDim.x) w += ((volatile float*)block_sums)[b];
-  w = block_sum_32(w);
-  if (threadIdx.x == 0) {
-    *result = w;
-    blocks_done = 0;
-  }
+  if (threadIdx.x == 0) atomicAdd(result, v);
 }
 
 void reduce_sum(const float* x, int n, float* result) {
+  zero_result<<<1, 1>>>(result);
   const int blocks = (n + 1023) / 1024 < 1024 ? (n + 1023) / 1024 : 1024;
   reduce<<<blocks, 256>>>(x, n, result);
 }
