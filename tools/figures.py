@@ -57,18 +57,18 @@ def lab02_bytes_used(rows, plt):
 def lab04_shared_work(rows, plt):
     """Horizontal bars (log scale): shared-memory wavefronts per 1024 elements, one per version."""
     names = [r["version"] for r in rows]
-    values = [max(float(r["shared_wavefronts_per_1024"]), 0.01) for r in rows]
+    values = [max(float(r["shared_wavefronts_per_1024"]), 0.001) for r in rows]
     fig, ax = plt.subplots(figsize=(8, 2.8))
     ys = range(len(names))
     ax.barh(ys, values, color="tab:blue")
     for y, r, v in zip(ys, rows, values):
-        ax.text(v * 1.1, y, f"{float(r['shared_wavefronts_per_1024']):.1f}  ({r['atomic_requests']} atomics,"
+        ax.text(v * 1.2, y, f"{v:.3g}  ({r['atomic_requests']} atomics,"
                 f" {r['launches']} launch{'es' if r['launches'] != '1' else ''})", va="center", fontsize=7)
     ax.set_yticks(list(ys))
     ax.set_yticklabels(names, fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
-    ax.set_xlim(0.01, 20000)
+    ax.set_xlim(0.001, 200000)
     ax.set_xlabel("shared-memory wavefronts per 1024 elements (log scale)")
     ax.set_title("Lab 04 on the emulator: the work of combining, n = 4194307, warp 32", fontsize=9)
     fig.tight_layout()

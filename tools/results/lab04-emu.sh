@@ -37,7 +37,7 @@ for k in range(count):
     name = open(os.path.join(tmp, f"{k}.name")).read().strip()
     text = "\n".join(c.get("message", "") for c in json.load(open(os.path.join(tmp, f"{k}.json")))["labs"][0]["checks"])
     s, l, p = shared.search(text), loads.search(text), per_req.search(text)
-    print(f"{name}\t{l.group(1)}\t{l.group(2)}\t{p.group(1)}\t{s.group(1)}\t{float(s.group(3)):.1f}\t{s.group(4)}\t{s.group(5)}")
+    print(f"{name}\t{l.group(1)}\t{l.group(2)}\t{p.group(1)}\t{s.group(1)}\t{float(s.group(3)):.3g}\t{s.group(4)}\t{s.group(5)}")
 PY
 echo "wrote docs/results/lab04-emu.tsv"
 # The probe's races make `./gpulab run` exit non-zero (it reports them): keep its tables anyway.
