@@ -12,7 +12,7 @@
 // expect: correctness pass
 // expect[emu]: sanitizer pass
 // expect[emu]: performance fail "shared-memory wavefronts"
-// expect[cuda]: performance fail "of CUB's speed"
+// expect[cuda]: performance fail "of the vendor library's speed"
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
 

@@ -5,7 +5,7 @@
 // expect[emu]: correctness pass
 // expect[emu]: performance pass
 // expect[cuda]: lab fail
-// expect[cuda]: performance fail "of CUB's speed"
+// expect[cuda]: performance fail "of the vendor library's speed"
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
 
