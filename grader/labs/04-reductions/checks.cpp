@@ -142,11 +142,10 @@ std::string verdict(float got, const std::vector<float>& x, bool integer, const 
   } else if (!std::isfinite(got)) {
     os << " (infinite)";
   } else if (integer) {
-    const double off = err;
     os << " exactly (every element is a small integer and every partial sum is exact in float); it is "
-       << (off < 0 ? "short by " : "over by ") << std::fabs(off) << " = " << 100 * std::fabs(off) / e.sum
+       << (err < 0 ? "short by " : "over by ") << std::fabs(err) << " = " << 100 * std::fabs(err) / e.sum
        << "% of the sum"
-       << (off < 0 ? ": elements were skipped (the tail after the last full block or float4? a grid too small?)"
+       << (err < 0 ? ": elements were skipped (the tail after the last full block or float4? a grid too small?)"
                    : ": elements were counted twice (overlapping grid-stride ranges? a block added twice?)");
   } else {
     os << " (error " << std::fabs(err) << " > tolerance " << tol << " = "
