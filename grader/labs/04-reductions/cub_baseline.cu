@@ -8,21 +8,13 @@
 
 #include "gpulab/gpu.hpp"
 #include "gpulab/host.hpp"
-
-namespace {
-void* temp_storage = nullptr;  // CUB's scratch, grown once and kept (never inside a timed run)
-std::size_t temp_bytes = 0;
-}  // namespace
+#include "vendor_scratch.hpp"
 
 const char* lab04_vendor_name() { return "CUB (cub::DeviceReduce::Sum)"; }
 
 void lab04_vendor_sum(const float* x, int n, float* result) {
   std::size_t need = 0;
   cub::DeviceReduce::Sum(nullptr, need, x, result, n);  // only asks for the scratch size
-  if (need > temp_bytes) {
-    if (temp_storage) gpulab::device_free(temp_storage);
-    temp_storage = gpulab::device_malloc(need);
-    temp_bytes = need;
-  }
-  cub::DeviceReduce::Sum(temp_storage, temp_bytes, x, result, n);
+  void* scratch = lab04_vendor_scratch(need);
+  cub::DeviceReduce::Sum(scratch, need, x, result, n);
 }

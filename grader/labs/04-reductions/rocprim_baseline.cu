@@ -9,11 +9,7 @@
 
 #include "gpulab/gpu.hpp"
 #include "gpulab/host.hpp"
-
-namespace {
-void* temp_storage = nullptr;  // rocPRIM's scratch, grown once and kept (never inside a timed run)
-std::size_t temp_bytes = 0;
-}  // namespace
+#include "vendor_scratch.hpp"
 
 const char* lab04_vendor_name() { return "rocPRIM (rocprim::reduce)"; }
 
@@ -22,10 +18,6 @@ void lab04_vendor_sum(const float* x, int n, float* result) {
   // The first call only computes the scratch size; errors surface at the synchronisation after the
   // timed runs, as for any launch.
   (void)rocprim::reduce(nullptr, need, x, result, static_cast<std::size_t>(n), rocprim::plus<float>());
-  if (need > temp_bytes) {
-    if (temp_storage) gpulab::device_free(temp_storage);
-    temp_storage = gpulab::device_malloc(need);
-    temp_bytes = need;
-  }
-  (void)rocprim::reduce(temp_storage, temp_bytes, x, result, static_cast<std::size_t>(n), rocprim::plus<float>());
+  void* scratch = lab04_vendor_scratch(need);
+  (void)rocprim::reduce(scratch, need, x, result, static_cast<std::size_t>(n), rocprim::plus<float>());
 }
