@@ -369,6 +369,15 @@ kit::Ratio measure_vs_vendor(long long n, double threshold) {
      << vendor.median_ms * 1e3 << " us: " << r.value << " of the vendor library's speed (medians of " << mine.samples
      << " and " << vendor.samples << " runs"
      << (r.remeasured ? ", measured twice: the first was within noise of the threshold" : "") << ")";
+  if (n >= (1LL << 24)) {
+    // Context, not graded: both reads against a float4 copy kernel's bandwidth (bytes read and
+    // written) over as many bytes, measured in the same run (the lesson quotes it for CUB).
+    const double copy = kit::measured("copy bandwidth " + key, [&] { return copy_bandwidth(8 * static_cast<std::size_t>(n)); });
+    const double vendor_gbps = 4.0 * static_cast<double>(n) / (vendor.median_ms * 1e-3) / 1e9;
+    os << "; reads at " << gbps * 1e9 / copy << " (yours) and " << vendor_gbps * 1e9 / copy << " (vendor) of the copy kernel's "
+       << copy / 1e9 << " GB/s";
+    info("copy_" + key + "_gbps", std::to_string(copy / 1e9));
+  }
   info("reduce_sum_" + key + "_us", std::to_string(mine.median_ms * 1e3));
   info("vendor_" + key + "_us", std::to_string(vendor.median_ms * 1e3));
   r.text = os.str();
