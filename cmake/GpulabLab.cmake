@@ -10,8 +10,8 @@
 #   lab-<LAB>-stub        grader/tests/submissions/<LAB>/stub/<SOURCES>, the stub as shipped
 #                         (labs/<LAB>/ when there is no copy): what the self-tests build
 #   lab-<LAB>-solution    solutions/<LAB>/<SOURCES>     the reference implementation
-#   lab-<LAB>-submission  <build>/submissions/<LAB>/... a copy of any file being graded
-#                         (written by the grader; not built by default)
+#   lab-<LAB>-submission  <build>/submissions/<LAB>/..., a placeholder whose compile and link
+#                         commands the grader uses for each hand-in it stages elsewhere (not built)
 # and records the lab in <build>/gpulab-labs.tsv, which the grader reads.
 include_guard(GLOBAL)
 
