@@ -27,17 +27,17 @@ done
 python3 - "$tmp" "$i" > docs/results/lab04-emu.tsv <<'PY'
 import json, re, sys, os
 tmp, count = sys.argv[1], int(sys.argv[2])
-shared = re.compile(r"measured\): (\d+) shared-memory wavefronts \((\d+) requests\) = ([\d.]+) per 1024 elements; (\d+) atomic requests; (\d+) kernel")
+shared = re.compile(r"measured\): (\d+) shared-memory wavefronts \((\d+) requests\) = ([\d.]+) per 1024 elements; (\d+) atomic requests; (\d+) kernel launch\(es\); (\d+) barriers and (\d+) warp shuffles")
 loads = re.compile(r"measured\): global loads moved (\d+) sectors of 32 bytes where (\d+) would do")
 per_req = re.compile(r": ([\d.]+) sectors per load request \(ideal ([\d.]+)\)")
 print("# Lab 04 on the emulator (n = 4194307, integer-valued input, warp size 32): written by")
 print("# tools/results/lab04-emu.sh from the grader's performance messages.")
-print("version\tload_sectors\tleast_sectors\tsectors_per_load_request\tshared_wavefronts\tshared_wavefronts_per_1024\tatomic_requests\tlaunches")
+print("version\tload_sectors\tleast_sectors\tsectors_per_load_request\tshared_wavefronts\tshared_wavefronts_per_1024\tatomic_requests\tlaunches\tbarriers\tshuffles")
 for k in range(count):
     name = open(os.path.join(tmp, f"{k}.name")).read().strip()
     text = "\n".join(c.get("message", "") for c in json.load(open(os.path.join(tmp, f"{k}.json")))["labs"][0]["checks"])
     s, l, p = shared.search(text), loads.search(text), per_req.search(text)
-    print(f"{name}\t{l.group(1)}\t{l.group(2)}\t{p.group(1)}\t{s.group(1)}\t{float(s.group(3)):.3g}\t{s.group(4)}\t{s.group(5)}")
+    print(f"{name}\t{l.group(1)}\t{l.group(2)}\t{p.group(1)}\t{s.group(1)}\t{float(s.group(3)):.3g}\t{s.group(4)}\t{s.group(5)}\t{s.group(6)}\t{s.group(7)}")
 PY
 echo "wrote docs/results/lab04-emu.tsv"
 # The probe's races make `./gpulab run` exit non-zero (it reports them): keep its tables anyway.

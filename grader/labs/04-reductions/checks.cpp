@@ -307,18 +307,23 @@ TEST(performance, shared_memory_work) {
     shared_requests += m.requests;
     if (!worst || m.units > worst->units) worst = &m;
   }
-  const double per_1024 = 1024.0 * static_cast<double>(wavefronts) / static_cast<double>(n);
+  auto per_k = [n](long long count) { return 1024.0 * static_cast<double>(count) / static_cast<double>(n); };
+  const double per_1024 = per_k(wavefronts);
   std::ostringstream os;
   os.precision(3);
   os << at(n, "measured") << ": " << wavefronts << " shared-memory wavefronts (" << shared_requests
      << " requests) = " << per_1024 << " per 1024 elements; " << atomics << " atomic requests; "
-     << call.evidence().launches << " kernel launch(es)";
+     << call.evidence().launches << " kernel launch(es); " << call.evidence().barriers << " barriers and "
+     << call.evidence().shuffles << " warp shuffles (" << per_k(call.evidence().barriers) << " and "
+     << per_k(call.evidence().shuffles) << " per 1024 elements)";
   if (worst)
     os << "\n" << worst->where << ": the busiest shared " << (worst->store ? "store" : "load") << ", "
        << worst->units << " wavefronts (" << worst->per_request() << " per request)";
   info("shared_wavefronts_per_1024", std::to_string(per_1024));
   info("atomic_requests", std::to_string(atomics));
   info("launches", std::to_string(call.evidence().launches));
+  info("barriers", std::to_string(call.evidence().barriers));
+  info("shuffles", std::to_string(call.evidence().shuffles));
   record(per_1024, max_wavefronts, "shared wavefronts per 1024 elements");
   suggest_threshold("max_shared_wavefronts_per_1024", per_1024, 2.0);
   if (per_1024 > max_wavefronts)
