@@ -10,8 +10,8 @@
 #   lab-<LAB>-stub        grader/tests/submissions/<LAB>/stub/<SOURCES>, the stub as shipped
 #                         (labs/<LAB>/ when there is no copy): what the self-tests build
 #   lab-<LAB>-solution    solutions/<LAB>/<SOURCES>     the reference implementation
-#   lab-<LAB>-submission  <build>/submissions/<LAB>/... a copy of any file being graded
-#                         (written by the grader; not built by default)
+#   lab-<LAB>-submission  <build>/submissions/<LAB>/..., a placeholder whose compile and link
+#                         commands the grader uses for each hand-in it stages elsewhere (not built)
 # and records the lab in <build>/gpulab-labs.tsv, which the grader reads.
 include_guard(GLOBAL)
 
@@ -45,8 +45,12 @@ function(gpulab_add_lab)
     endif()
     set(sources "")
     foreach(s IN LISTS L_SOURCES)
-      if(impl STREQUAL "submission" AND NOT EXISTS "${dir}/${s}")
-        configure_file("${lab_dir}/${s}" "${dir}/${s}" COPYONLY)  # placeholder until graded
+      if(impl STREQUAL "submission")
+        # The slot only lends its compile and link commands to the hand-ins the grader stages
+        # elsewhere. A placeholder without `<<<`: on emu a file with a launch is compiled from its
+        # translation and compile_commands.json would have no command for the slot itself.
+        file(CONFIGURE OUTPUT "${dir}/${s}" CONTENT
+             "// Placeholder of the grader's submission slot (cmake/GpulabLab.cmake).\n#include \"gpulab/gpu.hpp\"\n")
       endif()
       list(APPEND sources "${dir}/${s}")
     endforeach()

@@ -292,6 +292,49 @@ def sgemm_roofline(rows, plt):
     return fig
 
 
+def lab04_shared_work(rows, plt):
+    """Horizontal bars (log scale): shared-memory wavefronts per 1024 elements, one per version."""
+    names = [r["version"] for r in rows]
+    values = [max(float(r["shared_wavefronts_per_1024"]), 0.001) for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 2.8))
+    ys = range(len(names))
+    ax.barh(ys, values, color="tab:blue")
+    for y, r, v in zip(ys, rows, values):
+        ax.text(v * 1.2, y, f"{v:.3g}  ({r['atomic_requests']} atomics,"
+                f" {r['launches']} launch{'es' if r['launches'] != '1' else ''})", va="center", fontsize=7)
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels(names, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlim(0.001, 200000)
+    ax.set_xlabel("shared-memory wavefronts per 1024 elements (log scale)")
+    ax.set_title("Lab 04 on the emulator: the work of combining, n = 4194307, warp 32", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def lab04_warp64_error(rows, plt):
+    """Relative error of 32-lane reductions against n, at warp 32 and 64."""
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    styles = {("shuffles_from_16", "32"): ("tab:blue", "o", ":"), ("shuffles_from_16", "64"): ("tab:blue", "o", "-"),
+              ("volatile_tail", "32"): ("tab:red", "s", ":"), ("volatile_tail", "64"): ("tab:red", "s", "-")}
+    labels = {"shuffles_from_16": "shuffle offsets from 16", "volatile_tail": "volatile warp tail"}
+    for (col, warp), (color, marker, line) in styles.items():
+        xs = [int(r["n"]) for r in rows if r["warp_size"] == warp]
+        ys = [abs(float(r[col + "_error_pct"])) for r in rows if r["warp_size"] == warp]
+        ax.plot(xs, ys, line, color=color, marker=marker, markersize=3, label=f"{labels[col]}, warp {warp}")
+    ax.axhline(3, color="grey", linewidth=0.6, linestyle="--")
+    ax.text(1.2, 3.5, "the \"off by ~3%\" claim", fontsize=7, color="grey")
+    ax.set_xscale("log")
+    ax.set_xlabel("n (integer values 1..4; the exact sum is known)")
+    ax.set_ylabel("|error| in % of the sum")
+    ax.set_ylim(-3, 100)
+    ax.set_title("32-lane code on the emulator: shuffles at warp 64, the volatile tail at both", fontsize=9)
+    ax.legend(fontsize=7, loc="center right")
+    fig.tight_layout()
+    return fig
+
+
 FIGURES = [
     # (table under docs/results, SVG under docs/figures, function)
     ("lab01-h200.tsv", "lab01-bandwidth.svg", lab01_bandwidth),
@@ -300,6 +343,8 @@ FIGURES = [
     ("lab05-emu.tsv", "lab05-density-reorder.svg", lab05_density_and_reorder),
     ("sgemm-h200-ladder.tsv", "lab06-ladder.svg", sgemm_ladder),
     ("sgemm-h200-ladder.tsv", "lab06-roofline.svg", sgemm_roofline),
+    ("lab04-emu.tsv", "lab04-shared-work.svg", lab04_shared_work),
+    ("lab04-warp64.tsv", "lab04-warp64-error.svg", lab04_warp64_error),
 ]
 
 

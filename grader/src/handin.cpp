@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "gpulab/grade/defences.hpp"
-#include "process.hpp"
 #include "gpulab/grade/rubric.hpp"
+#include "process.hpp"
 #include "vetting.hpp"
 
 namespace fs = std::filesystem;

@@ -161,6 +161,21 @@ TEST_F(Includes, ForbiddenHeaderOnlyLibrariesAreRefusedByTheirHeaders) {
                   {"device_radix_sort.cuh: this lab does not allow the cub library", "write the algorithm yourself"}));
   EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {}), "");
   EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {"thrust"}), "");
+TEST_F(Includes, ALabsForbiddenLibrariesAreRefusedByDirectory) {
+  // Lab 04's rubric refuses CUB & co. by the directory a header lies in, however it was reached;
+  // a file name that merely contains the word does not count.
+  write(dir_ / "stage/reduce.cu", "#line 1 \"/home/student/reduce.cu\"\n#include \"gpulab/gpu.hpp\"\n"
+                                   "#include <cub/device/device_reduce.cuh>\n");
+  write(dir_ / "d5", "obj.o : " + (dir_ / "stage/reduce.cu").string() +
+                         " \\\n  /usr/local/cuda/include/cccl/cub/device/device_reduce.cuh \\\n"
+                         "  /usr/local/cuda/include/cccl/cub/util_type.cuh \\\n  /usr/include/cubic.h\n");
+  const std::string refused = check_library_headers((dir_ / "d5").string(), {"cub", "hipcub", "rocprim", "thrust"});
+  EXPECT_TRUE(Has(refused, {"reduce.cu:2 includes /usr/local/cuda/include/cccl/cub/device/device_reduce.cuh",
+                            "this lab does not allow the cub library"}))
+      << refused;
+  EXPECT_EQ(refused.find("util_type"), std::string::npos) << "one line per library: " << refused;
+  EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {"thrust"}), "");
+  EXPECT_EQ(check_library_headers((dir_ / "d5").string(), {}), "");
 }
 
 // ---- the real thing ------------------------------------------------------------------------------
@@ -218,9 +233,10 @@ TEST(VettingRealObjects, KnownSubmissionsPassExceptTheOnesThatCheat) {
   char tmpl[] = "/tmp/gpulab-vetting-subs-XXXXXX";
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   for (const auto& e : fs::recursive_directory_iterator(kSource + "/grader/tests/submissions")) {
-    // does_not_compile does not; uses_cub_radix_sort includes CUB, which only a CUDA toolkit has
-    // (its refusal by header: Includes.ForbiddenHeaderOnlyLibrariesAreRefusedByTheirHeaders).
-    if (e.path().extension() != ".cu" || e.path().stem() == "does_not_compile" || e.path().stem() == "uses_cub_radix_sort")
+    // does_not_compile does not; uses_cub and uses_cub_radix_sort include CUB, which only a CUDA
+    // toolkit has (their refusal by header: Includes.ForbiddenHeaderOnlyLibrariesAreRefusedByTheirHeaders).
+    if (e.path().extension() != ".cu" || e.path().stem() == "does_not_compile" || e.path().stem() == "uses_cub" ||
+        e.path().stem() == "uses_cub_radix_sort")
       continue;
     // submissions/<lab>/file.cu, or submissions/<lab>/stub/file.cu (the stub as shipped)
     const std::string lab = fs::relative(e.path(), kSource + "/grader/tests/submissions").begin()->string(),

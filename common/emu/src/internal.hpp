@@ -231,6 +231,9 @@ inline std::uint64_t* watch_bitmap(WatchBits& wb, int which) {
 }
 /// Sectors moved by a block of a watched launch (metrics.cpp, at block end).
 void watch_add_sectors(long long load_sectors, long long store_sectors);
+/// A block-wide barrier or a warp's shuffle completed during a watch (scheduler.cpp).
+void watch_count_barrier();
+void watch_count_shuffle();
 /// Host code of a traced file loaded or stored device memory (access.cpp).
 void watch_note_host_access(std::uintptr_t return_address, bool store);
 /// "4 bytes at sums + 8" (a labelled allocation) or "4 bytes at offset 8 of a 400-byte device

@@ -85,6 +85,7 @@ bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
   Rendezvous& r = warp.open[ri];
   const lanemask_t need = r.mask & warp.live;
   if ((r.arrived & need) != need) return false;
+  if (r.op == WarpOp::shfl) watch_count_shuffle();
   const int base = warp_index * warpSize;
   for (int lane = 0; lane < warpSize; ++lane) {
     if (!((r.arrived >> lane) & 1ull)) continue;
@@ -363,6 +364,7 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
     case BarrierOp::sync: break;
   }
   if (++w.bar_arrived == w.live) {
+    watch_count_barrier();
     ++w.bar_epoch;  // accesses before and after this barrier are ordered
     w.bar_result = w.bar_acc;
     w.bar_arrived = 0;

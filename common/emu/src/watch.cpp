@@ -25,7 +25,7 @@ std::mutex g_mutex;  ///< guards everything below except the atomics
 std::atomic<bool> g_active{false};
 /// Bitmaps of the allocations that watched launches could touch, by allocation start.
 std::map<std::uintptr_t, std::unique_ptr<WatchBits>> g_bits;
-std::atomic<long long> g_launches{0}, g_load_sectors{0}, g_store_sectors{0};
+std::atomic<long long> g_launches{0}, g_load_sectors{0}, g_store_sectors{0}, g_barriers{0}, g_shuffles{0};
 std::vector<HostWrite> g_writes;
 /// Host code's direct accesses: (return address, store) -> count.
 std::map<std::pair<std::uintptr_t, bool>, long long> g_host;
@@ -69,6 +69,8 @@ void begin_watch() {
   g_launches = 0;
   g_load_sectors = 0;
   g_store_sectors = 0;
+  g_barriers = 0;
+  g_shuffles = 0;
   g_writes.clear();
   g_host.clear();
   g_active = true;
@@ -82,6 +84,8 @@ std::size_t kernel_written_bytes(const void* p, std::size_t bytes) { return kern
 long long kernel_load_sectors() { return g_load_sectors.load(); }
 long long kernel_store_sectors() { return g_store_sectors.load(); }
 long long kernel_launches() { return g_launches.load(); }
+long long kernel_barriers() { return g_barriers.load(); }
+long long kernel_shuffles() { return g_shuffles.load(); }
 
 std::vector<HostWrite> host_writes() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -191,6 +195,13 @@ std::uint64_t* watch_bitmap_slow(WatchBits& wb, int which) {
 void watch_add_sectors(long long load_sectors, long long store_sectors) {
   g_load_sectors += load_sectors;
   g_store_sectors += store_sectors;
+}
+
+void watch_count_barrier() {
+  if (g_active.load(std::memory_order_relaxed)) g_barriers.fetch_add(1, std::memory_order_relaxed);
+}
+void watch_count_shuffle() {
+  if (g_active.load(std::memory_order_relaxed)) g_shuffles.fetch_add(1, std::memory_order_relaxed);
 }
 
 void watch_note_host_access(std::uintptr_t return_address, bool store) {

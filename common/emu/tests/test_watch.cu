@@ -38,6 +38,20 @@ __global__ void count_into(int* counter) { atomicAdd(counter, 1); }
 /// Does nothing with memory: the decoy a cheating submission launches.
 __global__ void decoy(float*) {}
 
+// A block sum: shuffles inside each warp (log2(warpSize) of them), one barrier, then warp 0 adds
+// the warps' sums with one more round of shuffles.
+__global__ void block_sum(const float* in, float* out) {
+  __shared__ float warp_sums[64];
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(gpulab::full_mask(), v, o);
+  if (threadIdx.x % warpSize == 0) warp_sums[threadIdx.x / warpSize] = v;
+  __syncthreads();
+  if (threadIdx.x >= warpSize) return;
+  v = threadIdx.x < blockDim.x / warpSize ? warp_sums[threadIdx.x] : 0.0f;
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(gpulab::full_mask(), v, o);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
 // ---- host code of a "student's" file --------------------------------------------------------
 
 /// Computes on the host what a kernel should have computed, and puts it in place with a copy.
@@ -145,6 +159,24 @@ TEST_P(Watch, TrafficIsTheMetricsSectorsAndLaunchesAreCounted) {
     if (!m.shared) (m.store ? stores : loads) += m.units;
   EXPECT_EQ(emu::kernel_load_sectors(), loads);
   EXPECT_EQ(emu::kernel_store_sectors(), stores);
+}
+
+TEST_P(Watch, BarriersAndShufflesAreCountedPerBlockAndPerWarp) {
+  // Counted in every build (they need no access tracing).
+  const int warp = GetParam(), blocks = 3, threads = 128, warps = threads / warp;
+  int log2_warp = 0;
+  for (int w = warp; w > 1; w /= 2) ++log2_warp;
+  DeviceBuffer<float> in(std::vector<float>(blocks * threads, 1.0f)), out(blocks);
+  emu::begin_watch();
+  launch(block_sum, blocks, threads, 0, in.data(), out.data());
+  emu::end_watch();
+  EXPECT_EQ(out.download(), std::vector<float>(blocks, static_cast<float>(threads)));
+  EXPECT_EQ(emu::kernel_barriers(), blocks);
+  EXPECT_EQ(emu::kernel_shuffles(), static_cast<long long>(blocks) * (warps + 1) * log2_warp);
+  emu::begin_watch();
+  emu::end_watch();
+  EXPECT_EQ(emu::kernel_barriers(), 0);
+  EXPECT_EQ(emu::kernel_shuffles(), 0);
 }
 
 TEST_P(Watch, BeginWatchClearsThePreviousOne) {

@@ -180,6 +180,8 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   ev["launches"] = emu::kernel_launches();
   ev["load_sectors"] = emu::kernel_load_sectors();
   ev["store_sectors"] = emu::kernel_store_sectors();
+  ev["barriers"] = emu::kernel_barriers();
+  ev["shuffles"] = emu::kernel_shuffles();
   json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array(),
        changed = json::array();
   for (const auto& i : ins) read.push_back(i.bytes ? emu::kernel_read_bytes(i.device, i.bytes) : 0);
@@ -407,6 +409,8 @@ bool Call::run(const std::function<void()>& code_under_test) {
   E.launches = ev.value("launches", 0LL);
   E.load_sectors = ev.value("load_sectors", 0LL);
   E.store_sectors = ev.value("store_sectors", 0LL);
+  E.barriers = ev.value("barriers", 0LL);
+  E.shuffles = ev.value("shuffles", 0LL);
   E.input_bytes_read = ev.value("input_bytes_read", std::vector<std::uint64_t>{});
   E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
   const auto changed = ev.value("output_bytes_changed", std::vector<std::uint64_t>{});

@@ -50,6 +50,8 @@ struct Evidence {
   long long launches = 0;           ///< kernel launches during the call
   long long load_sectors = 0;       ///< 32-byte sectors moved by kernels' global loads
   long long store_sectors = 0;      ///< ... and stores
+  long long barriers = 0;           ///< block-wide barriers completed (one per block and barrier)
+  long long shuffles = 0;           ///< warp shuffles (one per warp and shuffle)
   std::vector<std::uint64_t> input_bytes_read;     ///< per input: distinct bytes kernels read
   std::vector<std::uint64_t> output_bytes_written; ///< per output: distinct bytes kernels wrote
   std::vector<std::string> host_writes;   ///< "copy_to_device into sums at row_sum.cu:20", ...

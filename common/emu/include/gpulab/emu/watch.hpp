@@ -68,6 +68,11 @@ long long kernel_load_sectors();
 long long kernel_store_sectors();
 /// Kernel launches that ran (at least one block) during the watch.
 long long kernel_launches();
+/// Block-wide barriers (__syncthreads and its _count/_and/_or forms) completed during the watch,
+/// one per block per barrier, and warp shuffles (__shfl*_sync), one per warp per shuffle: what
+/// a reduction's combining costs besides memory. Counted in every build.
+long long kernel_barriers();
+long long kernel_shuffles();
 
 /// A host-side write into device memory through the copy API.
 struct HostWrite {

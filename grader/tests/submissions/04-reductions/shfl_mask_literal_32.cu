@@ -1,0 +1,38 @@
+// Written for 32 lanes: the 0xffffffff mask, offsets from 16, `% 32` and `/ 32`. Right on NVIDIA;
+// at 64 lanes the mask names half of the warp, and the emulator stops at the shuffle's line.
+// expect[emu]: lab fail
+// expect[emu]: correctness fail "shfl_mask_literal_32.cu:16"
+// expect[emu]: correctness fail "warp 64"
+// expect[cuda]: lab fail
+// expect[cuda]: correctness pass
+// expect[cuda]: portability fail "warp size 64"
+#include "gpulab/gpu.hpp"
+#include "reduce.hpp"
+
+__global__ void zero_result(float* result) { *result = 0.0f; }
+
+__device__ float block_sum_32(float v) {
+  __shared__ float warp_sums[8];  // 256 threads / 32
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
+  __syncthreads();
+  v = 0.0f;
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < 8 ? warp_sums[threadIdx.x] : 0.0f;
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  }
+  return v;
+}
+
+__global__ void reduce(const float* x, int n, float* result) {
+  float v = 0.0f;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) v += x[i];
+  v = block_sum_32(v);
+  if (threadIdx.x == 0) atomicAdd(result, v);
+}
+
+void reduce_sum(const float* x, int n, float* result) {
+  zero_result<<<1, 1>>>(result);
+  const int blocks = (n + 1023) / 1024 < 1024 ? (n + 1023) / 1024 : 1024;
+  reduce<<<blocks, 256>>>(x, n, result);
+}
