@@ -3,6 +3,7 @@
 
     ./gpulab grade-class DIR [--lab LAB ...] [--jobs N] [--out OUT] [--force] [--seed N]
                              [--only STUDENT ...] [--merge-only] [--slurm [--partition P]]
+                             [--timeout S] [--lab-timeout S]
 
 DIR holds one entry per student: a folder (laid out like the repository, labs/NN-name/FILE, or
 flat, FILE) or a single file; the entry's name (a file's without its extension) is the student
@@ -26,6 +27,7 @@ import hashlib
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -110,6 +112,28 @@ class Progress:
             sys.stderr.write("\n")
 
 
+# The graders running now: a class run that is stopped (Ctrl-C, SIGTERM, a job scheduler's time
+# limit) stops them too, so that nothing keeps writing into the output folder; their hand-ins have
+# no report and the next run grades them.
+RUNNING = set()
+RUNNING_LOCK = threading.Lock()
+
+
+def stop(p):
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def on_stop_signal(signum, _frame):
+    with RUNNING_LOCK:
+        for p in list(RUNNING):
+            stop(p)
+    sys.stderr.write(f"\ngrade-class: stopped by signal {signum}; run the same command again to finish\n")
+    os._exit(128 + signum)
+
+
 def report_path(out, student, lab, ext):
     return os.path.join(out, "students", student, f"{lab}.{ext}")
 
@@ -131,14 +155,23 @@ def grade_one(args, entry, student, lab):
            "--junit", report_path(args.out, student, lab, "xml")]
     if args.seed:
         cmd += ["--seed", str(args.seed)]
+    if args.lab_timeout:
+        cmd += ["--timeout", str(args.lab_timeout)]
     t = time.monotonic()
+    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    with RUNNING_LOCK:
+        RUNNING.add(p)
     try:
-        p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=args.timeout, start_new_session=True)
-        output, status = p.stdout.decode("utf-8", "replace"), f"exit {p.returncode}"
-    except subprocess.TimeoutExpired as e:
-        output = (e.stdout or b"").decode("utf-8", "replace")
+        out, _ = p.communicate(timeout=args.timeout)
+        output, status = out.decode("utf-8", "replace"), f"exit {p.returncode}"
+    except subprocess.TimeoutExpired:
+        stop(p)
+        out, _ = p.communicate()
+        output = out.decode("utf-8", "replace")
         status = f"the grader did not finish within {args.timeout} s"
+    finally:
+        with RUNNING_LOCK:
+            RUNNING.discard(p)
     with open(report_path(args.out, student, lab, "txt"), "w") as f:
         f.write(output)
     ok = False
@@ -236,6 +269,7 @@ def main():
     ap.add_argument("--force", action="store_true", help="grade again what is already graded")
     ap.add_argument("--seed", type=int, help="the same random inputs for everyone (default: fresh per hand-in)")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds one grader process may take")
+    ap.add_argument("--lab-timeout", type=int, help="seconds each lab process may run (default: the rubric's)")
     ap.add_argument("--only", action="append", default=[], help="grade these students only")
     ap.add_argument("--merge-only", action="store_true", help="only rebuild gradebook.csv from the reports")
     ap.add_argument("--slurm", action="store_true", help="write an sbatch array script instead of grading")
@@ -277,6 +311,8 @@ def main():
         print(slurm_script(args, students))
         return 0
     if not args.merge_only:
+        signal.signal(signal.SIGINT, on_stop_signal)
+        signal.signal(signal.SIGTERM, on_stop_signal)
         if not args.grader or not os.access(args.grader, os.X_OK):
             sys.exit("grade-class: run it as ./gpulab grade-class (it builds the grader first)")
         todo = [w for w in work if args.force or not finished(args.out, w[1], w[2])]

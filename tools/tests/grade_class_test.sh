@@ -3,7 +3,8 @@
 # not compile, one that writes out of bounds, a single-file hand-in, a folder without the lab's
 # file): every row of the gradebook must equal grading that hand-in alone with the same seed; a
 # second run grades nothing again and keeps the gradebook; a hand-in whose report is missing (a
-# killed run) is graded again; GitHub Classroom's result of a report has the same points.
+# killed run) is graded again, and a run stopped by SIGTERM stops its graders and is finished by
+# the same command; GitHub Classroom's result of a report has the same points.
 # Usage: tools/tests/grade_class_test.sh REPO_ROOT BUILD_DIR
 set -euo pipefail
 root="$1"
@@ -50,6 +51,21 @@ rm "$tmp/out/students/ben/01-coalescing.json"
 run "$class" --lab 01 --jobs 2 --seed 4242 --out "$tmp/out" > "$tmp/third.log" 2>&1 || true
 grep -q "5 of 6 already graded" "$tmp/third.log" || fail "the missing report was not re-graded: $(cat "$tmp/third.log")"
 cmp -s "$book" "$tmp/book1.csv" || fail "re-grading ben with the same seed changed the gradebook"
+
+# Stopped in the middle (SIGTERM, as a scheduler's time limit does): its graders stop with it,
+# and the same command finishes the gradebook, identical to an uninterrupted run's.
+GPULAB_GRADER="$grader" GPULAB_BACKEND=emu python3 "$root/tools/grade_class.py" "$class" --lab 01 --jobs 2 \
+  --seed 4242 --out "$tmp/killed" > "$tmp/killed.log" 2>&1 &
+pid=$!
+sleep 4
+kill -TERM "$pid"
+wait "$pid" || true
+sleep 1
+if pgrep -f -- "--json $tmp/killed/" > /dev/null; then fail "graders still run after the class run was stopped"; fi
+grep -q "stopped by signal 15" "$tmp/killed.log" || fail "the stop is not reported: $(cat "$tmp/killed.log")"
+run "$class" --lab 01 --jobs 2 --seed 4242 --out "$tmp/killed" > "$tmp/resumed.log" 2>&1 || true
+cut -d, -f1-9 "$tmp/killed/gradebook.csv" > "$tmp/k.csv"; cut -d, -f1-9 "$tmp/book1.csv" > "$tmp/b.csv"
+cmp -s "$tmp/k.csv" "$tmp/b.csv" || fail "the resumed gradebook differs: $(diff "$tmp/k.csv" "$tmp/b.csv")"
 
 # GitHub Classroom's view of a report (tools/classroom_result.py): the points of every check, so
 # the sum is the score and max_score the report's maximum.
