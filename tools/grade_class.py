@@ -127,11 +127,22 @@ def stop(p):
 
 
 def on_stop_signal(signum, _frame):
-    with RUNNING_LOCK:
-        for p in list(RUNNING):
-            stop(p)
-    sys.stderr.write(f"\ngrade-class: stopped by signal {signum}; run the same command again to finish\n")
+    # Runs in the main thread between two of its bytecodes, which may be inside a lock or a
+    # buffered write: so no lock and no buffered I/O here (a copy of the set may race a worker's
+    # add or discard: try again).
+    for _ in range(100):
+        try:
+            running = list(RUNNING)
+            break
+        except RuntimeError:
+            continue
+    else:
+        running = []
+    for p in running:
+        stop(p)
+    os.write(2, f"\ngrade-class: stopped by signal {signum}; run the same command again to finish\n".encode())
     os._exit(128 + signum)
+
 
 
 def report_path(out, student, lab, ext):
@@ -322,13 +333,19 @@ def main():
         progress = Progress(len(todo), args.jobs)
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
             futures = {pool.submit(grade_one, args, e, s, l): (s, l) for e, s, l in todo}
-            for fut in concurrent.futures.as_completed(futures):
-                s, l = futures[fut]
-                try:
-                    ok, secs = fut.result()
-                    progress.finished(f"{s} {l}: {'graded' if ok else 'GRADER ERROR'} in {secs:.0f} s")
-                except Exception as e:  # one broken hand-in never stops the class
-                    progress.finished(f"{s} {l}: {e}")
+            pending = set(futures)
+            while pending:
+                # Short waits: a stop signal that the kernel hands to a worker thread is run by the
+                # main thread (Python runs handlers there) at its next wake-up, within half a second.
+                done, pending = concurrent.futures.wait(pending, timeout=0.5,
+                                                        return_when=concurrent.futures.FIRST_COMPLETED)
+                for fut in done:
+                    s, l = futures[fut]
+                    try:
+                        ok, secs = fut.result()
+                        progress.finished(f"{s} {l}: {'graded' if ok else 'GRADER ERROR'} in {secs:.0f} s")
+                    except Exception as e:  # one broken hand-in never stops the class
+                        progress.finished(f"{s} {l}: {e}")
         progress.close()
     path = write_gradebook(args.out, work, version)
     with open(path) as f:

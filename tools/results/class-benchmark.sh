@@ -28,7 +28,29 @@ pool01=("$root/solutions/01-coalescing/row_sum.cu" "$s1/stub/row_sum.cu" "$s1/go
         "$s1/race_missing_syncthreads.cu" "$s1/out_of_bounds_write.cu" "$s1/hard_coded_warp_size.cu"
         "$s1/does_not_compile.cu" "$s1/all_zero.cu" "$s1/nan_for_some_rows.cu" "$s1/exits_early.cu"
         "$root/solutions/01-coalescing/row_sum.cu" "$s1/stub/row_sum.cu" "$s1/off_by_one_rows.cu" "$s1/partial_result.cu")
-pool06=("$root/solutions/06-sgemm/sgemm.cu" "$s6/stub/sgemm.cu" "$s6/calls_vendor_library.cu" "$s6/only_multiples_of_128.cu"
+# A student hands in one file: the lab 06 reference with its own headers inlined (each once).
+inline() {
+  python3 - "$1" <<'PY'
+import os, re, sys
+seen = set()
+def emit(path):
+    if path in seen:
+        return ""
+    seen.add(path)
+    out = []
+    for line in open(path):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        local = m and os.path.exists(os.path.join(os.path.dirname(path), m.group(1)))
+        if local:
+            out.append(emit(os.path.join(os.path.dirname(path), m.group(1))))
+        elif not re.match(r"\s*#\s*pragma\s+once", line):
+            out.append(line)
+    return "".join(out)
+sys.stdout.write(emit(os.path.abspath(sys.argv[1])))
+PY
+}
+inline "$root/solutions/06-sgemm/sgemm.cu" > "$out/sgemm_reference_one_file.cu"
+pool06=("$out/sgemm_reference_one_file.cu" "$s6/stub/sgemm.cu" "$s6/calls_vendor_library.cu" "$s6/only_multiples_of_128.cu"
         "$s6/race_in_shared_tiles.cu" "$s6/reads_c_when_beta_is_zero.cu" "$s6/skips_partial_edge_tiles.cu")
 for i in $(seq 0 19); do
   d="$out/class/s$(printf %02d "$i")-01/labs/01-coalescing"; mkdir -p "$d"; cp "${pool01[$i]}" "$d/row_sum.cu"
