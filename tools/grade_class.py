@@ -149,12 +149,17 @@ def report_path(out, student, lab, ext):
     return os.path.join(out, "students", student, f"{lab}.{ext}")
 
 
-def finished(out, student, lab):
+def complete_report(path):
+    """A report the grader finished (docs/report-format.md: it writes "complete": false first)."""
     try:
-        with open(report_path(out, student, lab, "json")) as f:
-            return json.load(f).get("labs") is not None
-    except (OSError, ValueError):
+        with open(path) as f:
+            return json.load(f).get("complete") is True
+    except (OSError, ValueError, AttributeError):
         return False
+
+
+def finished(out, student, lab):
+    return complete_report(report_path(out, student, lab, "json"))
 
 
 def grade_one(args, entry, student, lab):
@@ -185,12 +190,8 @@ def grade_one(args, entry, student, lab):
             RUNNING.discard(p)
     with open(report_path(args.out, student, lab, "txt"), "w") as f:
         f.write(output)
-    ok = False
-    try:
-        with open(partial) as f:
-            ok = json.load(f).get("labs") is not None
-    except (OSError, ValueError):
-        pass
+    # Finished: the grader exited by itself (a stop signal kills it) and completed its report.
+    ok = p.returncode is not None and p.returncode >= 0 and complete_report(partial)
     err = os.path.join(args.out, "errors", f"{student}-{lab}.txt")
     if ok:
         os.replace(partial, final)
