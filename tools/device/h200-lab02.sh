@@ -33,7 +33,7 @@ for impl in stub solution; do
     > "$out/ncu-$impl.csv" 2> "$out/ncu-$impl.log"
   echo "ncu $impl: exit $?"
 done
-build/cuda/grader/tests/grader_verdict_tests --gtest_filter='*02-aos-soa*' > "$out/verdicts.log" 2>&1
+build/cuda/grader/tests/grader_verdict_tests --gtest_filter='*02_aos_soa*' > "$out/verdicts.log" 2>&1
 echo "verdicts: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$out/verdicts.log"
 cat "$out/gpu.csv"
 grep -hE "PASSED|FAILED|pass  perf|FAIL  perf|of copy" "$out"/lab02-*.txt | head -40

@@ -39,22 +39,32 @@ if [[ -x "$out/probe" ]]; then
   "$out/probe" determinism 16777216 100 > "$out/probe-determinism-2p24.tsv" 2>&1; echo "probe determinism 2^24: exit $?"
 fi
 
-# 3. Nsight Compute per version: time, DRAM bytes, load sectors per request, shared wavefronts,
-#    grid size, for the lab's kernels at the largest correctness sizes: the checks launch 66 reduce_*
-#    kernels (one per call) before positive_values_large_n's four calls at 2^27+1 and 2^28.
+# 3. Nsight Compute per version, on its runner alone (not under the grader, whose sanitizer runs
+#    would be profiled too): time, DRAM bytes, load sectors per request, shared wavefronts, grid
+#    size, for the first reduce_* launches of the timed check (2^28 elements first).
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,launch__grid_size,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum
 if command -v ncu >/dev/null 2>&1; then
-  for f in "$subs/stub/reduce.cu" solutions/04-reductions/steps/2_sequential_tree.cu solutions/04-reductions/reduce.cu; do
-    name="$(basename "$(dirname "$f")")-$(basename "$f" .cu)"
-    ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,launch__grid_size,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum \
-      -k regex:'reduce_' --launch-skip 66 --launch-count 4 --target-processes all --csv \
-      ./gpulab grade 04 --submission "$f" --no-performance > "$out/ncu-$name.csv" 2>&1
-    echo "ncu $name: exit $?"
+  labdir=build/cuda/grader/labs/04-reductions
+  for impl in stub solution step; do
+    runner="$labdir/lab-04-reductions-$impl"
+    if [[ "$impl" == step ]]; then
+      rm -rf build/cuda/handins
+      GPULAB_KEEP_HANDINS=1 ./gpulab grade 04 --submission solutions/04-reductions/steps/2_sequential_tree.cu --no-performance > /dev/null 2>&1
+      runner="$(ls -d build/cuda/handins/04-reductions-submission-*/runner 2>/dev/null | head -1)"
+    fi
+    [[ -x "$runner" ]] || { echo "ncu $impl: no runner"; continue; }
+    timeout 240 ncu --metrics "$metrics" -k regex:'reduce_' --launch-count 4 --csv \
+      "$runner" --rubric grader/labs/04-reductions/rubric.ini --gtest_filter='performance.speed_vs_vendor' \
+      > "$out/ncu-$impl.csv" 2> "$out/ncu-$impl.log"
+    echo "ncu $impl: exit $?"
   done
 fi
 
 # 4. The verdict suite of this lab.
-build/cuda/grader/tests/grader_verdict_tests --gtest_filter='*04_reductions*' > "$out/verdicts.log" 2>&1
-echo "verdicts: exit $?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" "$out/verdicts.log" | head -30
+if [[ "${GPULAB_VERDICTS:-1}" == 1 ]]; then
+  build/cuda/grader/tests/grader_verdict_tests --gtest_filter='*04_reductions*' > "$out/verdicts.log" 2>&1
+  echo "verdicts: exit $?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" "$out/verdicts.log" | head -30
+fi
 
 # 5. Summary.
 cat "$out/gpu.csv"

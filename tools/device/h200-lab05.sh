@@ -43,8 +43,10 @@ metrics=l1tex__t_sector_hit_rate.pct,lts__t_sector_hit_rate.pct,dram__bytes_read
 ncu --metrics "$metrics" --kernel-name regex:'density' --csv "$out/lab05_probes" 2097152 once \
   > "$out/ncu-density.csv" 2> "$out/ncu-density.log"
 echo "ncu density: exit $?"
-build/cuda/grader/tests/grader_verdict_tests --gtest_filter='*05_particle_reorder*' > "$out/verdicts.log" 2>&1
-echo "verdicts: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$out/verdicts.log"
+if [[ "${GPULAB_VERDICTS:-1}" == 1 ]]; then
+  build/cuda/grader/tests/grader_verdict_tests --gtest_filter='*05_particle_reorder*' > "$out/verdicts.log" 2>&1
+  echo "verdicts: exit $?"; grep -E "^\[  (PASSED|FAILED) " "$out/verdicts.log"
+fi
 echo "---- summary"
 cat "$out/gpu.csv"
 grep -hE "points|FAIL  perf|pass  perf|x faster|of the copy|CUB" "$out"/lab05-solution-1.txt "$out"/lab05-stub.txt \

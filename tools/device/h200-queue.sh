@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs phases of the GPU machine's checks one after another, so that one lease can run longer than a
+# single device call: start it detached, collect DIR (a tarball) in later calls.
+#   setsid nohup bash tools/device/h200-queue.sh /tmp/gl build lab04 lab05 class ... > /dev/null 2>&1 &
+# Each phase logs to DIR/PHASE/; DIR/progress gets a line per start and end (exit status, seconds).
+# Phases: build, lab04, lab05, class, verdicts04, verdicts05, lab03, lab02.
+set -uo pipefail
+dir="$1"; shift
+mkdir -p "$dir"
+export GPULAB_NO_INSTALL=1
+for phase in "$@"; do
+  mkdir -p "$dir/$phase"
+  t0=$(date +%s)
+  echo "$(date +%T) start $phase" >> "$dir/progress"
+  case "$phase" in
+    build) { nvidia-smi; cmake --preset cuda && cmake --build build/cuda -j "$(nproc)"; } > "$dir/build/build.log" 2>&1 ;;
+    lab04) GPULAB_VERDICTS=0 OUT="$dir/lab04" bash tools/device/h200-lab04.sh > "$dir/lab04/summary.txt" 2>&1 ;;
+    lab05) GPULAB_VERDICTS=0 OUT="$dir/lab05" bash tools/device/h200-lab05.sh > "$dir/lab05/summary.txt" 2>&1 ;;
+    class) GPULAB_BACKEND=cuda bash tools/results/class-gpu.sh "$dir/class/run" 4 > "$dir/class/summary.txt" 2>&1 ;;
+    verdicts0[0-9])
+      build/cuda/grader/tests/grader_verdict_tests --gtest_filter="*/${phase#verdicts}_*" > "$dir/$phase/verdicts.log" 2>&1 ;;
+    lab03) OUT="$dir/lab03" bash tools/device/h200-lab03-rest.sh > "$dir/lab03/summary.txt" 2>&1 ;;
+    lab02) OUT="$dir/lab02" bash tools/device/h200-lab02-rest.sh > "$dir/lab02/summary.txt" 2>&1 ;;
+    *) echo "unknown phase $phase" > "$dir/$phase/error" ;;
+  esac
+  echo "$(date +%T) end $phase exit $? $(( $(date +%s) - t0 )) s" >> "$dir/progress"
+done
+echo "$(date +%T) all done" >> "$dir/progress"
