@@ -4,6 +4,7 @@
 // expect: lab fail
 // expect: correctness pass
 // expect[emu]: performance fail "sectors per load request"
+// expect[cuda]: performance fail "of the vendor library's speed"
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
 

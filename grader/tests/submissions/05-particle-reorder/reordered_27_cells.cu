@@ -3,6 +3,7 @@
 // expect: correctness pass
 // expect[emu]: lab pass
 // expect[emu]: performance pass
+// expect[cuda]: lab pass
 #include "particle_reorder.hpp"
 
 namespace {
