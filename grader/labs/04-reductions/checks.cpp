@@ -415,8 +415,9 @@ TEST(performance, speed_vs_vendor) {
   if (fail)
     ADD_FAILURE() << report
                   << "hint: at 2^28 the sum is bound by DRAM bandwidth: enough loads in flight (a grid-stride loop,"
-                     " float4, several loads per iteration); at 2^16 by launches: one kernel, no zeroing launch,"
-                     " the last block combines (labs/04-reductions/README.md)";
+                     " float4, several loads per iteration); at 2^16 by latency: spread the work over many blocks of"
+                     " short-lived threads (one block, or a few threads each summing a long chunk, cannot hide it),"
+                     " and combine the blocks without a second pass (labs/04-reductions/README.md)";
   else
     note(report);
 }
