@@ -9,6 +9,10 @@
 #include "gpulab/emu/metrics.hpp"
 #include "gpulab/emu/runtime.hpp"
 
+// Defined (weakly referenced here) by the plain build of `./gpulab run --no-checks`, whose kernels
+// carry no access hooks: then there are no metrics to print and the sanitizer saw no access.
+extern "C" __attribute__((weak)) const int gpulab_emu_checks_off;
+
 namespace {
 
 void report_at_exit() {
@@ -27,7 +31,12 @@ void report_at_exit() {
       std::fclose(f);
     }
   }
-  if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
+  const bool checks_off = &gpulab_emu_checks_off != nullptr;
+  if (checks_off)
+    std::printf("checks off (--no-checks): the kernels ran without access hooks, so no memory metrics and no\n"
+                "memory sanitizer (an out-of-bounds access may crash or pass silently); barriers, warp\n"
+                "collectives and their faults are checked as always. Run without --no-checks for the rest.\n");
+  else if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
   else if (lines.empty()) std::printf("memory metrics: no global or shared accesses traced\n");
   else std::printf("%s", format_metrics(lines).c_str());
   if (const long long dropped = metrics_dropped_accesses())
@@ -35,7 +44,7 @@ void report_at_exit() {
   bool bad = false;
   const auto found = findings();
   if (found.empty()) {
-    std::printf("sanitizer: no findings\n");
+    std::printf(checks_off ? "sanitizer: off\n" : "sanitizer: no findings\n");
   } else {
     bad = true;
     std::printf("sanitizer: %lld finding(s)\n", findings_total());

@@ -57,6 +57,48 @@ __global__ void twin_shuffles(float* out, int rounds) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
 }
 
+
+// A shared-memory tree over 256 threads (sequential addressing), one partial sum per block.
+__global__ void twin_block_reduce(const float* in, float* out, int n) {
+  __shared__ float v[256];
+  float s = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += in[i];
+  v[threadIdx.x] = s;
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (static_cast<int>(threadIdx.x) < stride) v[threadIdx.x] += v[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = v[0];
+}
+
+// C = A B, n x n row-major, one thread per element of C, no shared memory.
+__global__ void twin_sgemm_naive(const float* a, const float* b, float* c, int n) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= n || col >= n) return;
+  float acc = 0;
+  for (int k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+}
+
+constexpr int kTwinGemmTile = 16;
+
+// The same with 16 x 16 tiles of A and B staged in shared memory (n a multiple of 16).
+__global__ void twin_sgemm_tiled(const float* a, const float* b, float* c, int n) {
+  __shared__ float ta[kTwinGemmTile][kTwinGemmTile], tb[kTwinGemmTile][kTwinGemmTile];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int col = blockIdx.x * kTwinGemmTile + tx, row = blockIdx.y * kTwinGemmTile + ty;
+  float acc = 0;
+  for (int k0 = 0; k0 < n; k0 += kTwinGemmTile) {
+    ta[ty][tx] = a[row * n + k0 + tx];
+    tb[ty][tx] = b[(k0 + ty) * n + col];
+    __syncthreads();
+    for (int k = 0; k < kTwinGemmTile; ++k) acc += ta[ty][k] * tb[k][tx];
+    __syncthreads();
+  }
+  c[row * n + col] = acc;
+}
+
 }  // namespace
 
 /// Runs the twin kernels of one translation unit (traced or plain).
@@ -65,6 +107,9 @@ struct TwinKernels {
   void (*reduce)(const float* in, float* out, int n, int blocks);
   void (*barriers)(float* out, int blocks, int threads, int rounds);
   void (*shuffles)(float* out, int blocks, int threads, int rounds);
+  void (*block_reduce)(const float* in, float* out, int n, int blocks);
+  void (*sgemm_naive)(const float* a, const float* b, float* c, int n);
+  void (*sgemm_tiled)(const float* a, const float* b, float* c, int n);
 };
 TwinKernels traced_kernels();
 TwinKernels plain_kernels();
@@ -83,5 +128,15 @@ TwinKernels plain_kernels();
             },                                                                                                 \
             [](float* out, int blocks, int threads, int rounds) {                                              \
               gpulab::launch(twin_shuffles, blocks, threads, 0, out, rounds);                                  \
+            },                                                                                                 \
+            [](const float* in, float* out, int n, int blocks) {                                              \
+              gpulab::launch(twin_block_reduce, blocks, 256, 0, in, out, n);                                   \
+            },                                                                                                 \
+            [](const float* a, const float* b, float* c, int n) {                                             \
+              gpulab::launch(twin_sgemm_naive, dim3((n + 15) / 16, (n + 15) / 16), dim3(16, 16), 0, a, b, c, n); \
+            },                                                                                                 \
+            [](const float* a, const float* b, float* c, int n) {                                             \
+              gpulab::launch(twin_sgemm_tiled, dim3(n / kTwinGemmTile, n / kTwinGemmTile),                     \
+                             dim3(kTwinGemmTile, kTwinGemmTile), 0, a, b, c, n);                               \
             }};                                                                                                \
   }
