@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -360,6 +361,78 @@ TEST(performance, positions_only_bandwidth) {
                      " positions in an array of their own (labs/02-aos-soa/README.md, \"The idea\")";
   else
     note(r.text);
+}
+
+/// Useful bandwidth (bytes every particle must move / time) of one call against the copy kernel's
+/// over as many bytes, in the same run; `what` names the call in the report.
+kit::Ratio bandwidth_vs_copy(const std::string& what, double threshold, double useful_bytes,
+                             const std::function<void(int)>& call) {
+  return kit::measure_ratio(threshold, [&] {
+    const Timing t = kit::time(what, call);
+    const double ceiling = kit::measured("copy bandwidth " + what, [&] {
+      return copy_bandwidth(static_cast<std::size_t>(useful_bytes));
+    });
+    const double bw = useful_bytes / (t.median_ms * 1e-3);
+    std::ostringstream os;
+    os.precision(3);
+    os << what << " moves " << bw / 1e9 << " useful GB/s = " << bw / ceiling << " of the copy kernel's "
+       << ceiling / 1e9 << " GB/s (median of " << t.samples << " runs, rse " << 100 * t.rse << "%)";
+    info(what + "_ms", std::to_string(t.median_ms));
+    return kit::Ratio{bw / ceiling, t.rse + 0.01, os.str()};
+  });
+}
+
+/// The all-fields call (every field of every particle read and written: 128 bytes per particle)
+/// against the copy kernel: a layout that speeds up the positions must not slow this one down.
+TEST(performance, all_fields_bandwidth) {
+  const std::string section = backend_section("performance");
+  const int n = static_cast<int>(rubric().number(section, "size"));
+  const double min_fraction = rubric().number(section, "min_fraction_of_copy_all_fields");
+  const std::vector<Particle> p = random_particles(n);
+  kit::DeviceData data;
+  const Particle* aos = data.upload(p);
+  float4* store = data.scratch<float4>(4 * static_cast<std::size_t>(n));
+  particles_to_layout(aos, store, n);
+  const float dt = 1e-4f;  // small steps: many timed calls leave the particles physical
+  const kit::Ratio r = bandwidth_vs_copy("particle_step", min_fraction, 128.0 * n,
+                                         [&](int) { particle_step(store, n, dt); });
+  if (defence_enabled("timed-outputs")) check_step_at(std::min(n, 1 << 20));
+  record(r.value, min_fraction, "of copy bandwidth (all fields)");
+  suggest_threshold("min_fraction_of_copy_all_fields", r.value, 0.75);
+  if (r.value < min_fraction)
+    ADD_FAILURE() << "n = " << n << ": " << r.text << "\nbelow " << min_fraction
+                  << " of the copy bandwidth\n  hint: the all-fields kernel touches every byte: each field should"
+                     " load and store as whole float4 runs, one per array (README: \"The counter-case: a kernel that touches every field\")";
+  else
+    note("n = " + std::to_string(n) + ": " + r.text);
+}
+
+/// The conversions (AoS to the layout and back: 64 bytes read and 64 written per particle each)
+/// against the copy kernel; the slower of the two is judged.
+TEST(performance, conversion_bandwidth) {
+  const std::string section = backend_section("performance");
+  const int n = static_cast<int>(rubric().number(section, "size"));
+  const double min_fraction = rubric().number(section, "min_fraction_of_copy_conversion");
+  const std::vector<Particle> p = random_particles(n);
+  kit::DeviceData data;
+  const Particle* aos = data.upload(p);
+  float4* store = data.scratch<float4>(4 * static_cast<std::size_t>(n));
+  Particle* back = data.scratch<Particle>(static_cast<std::size_t>(n));
+  const kit::Ratio to = bandwidth_vs_copy("particles_to_layout", min_fraction, 128.0 * n,
+                                          [&](int) { particles_to_layout(aos, store, n); });
+  const kit::Ratio from = bandwidth_vs_copy("particles_from_layout", min_fraction, 128.0 * n,
+                                            [&](int) { particles_from_layout(store, back, n); });
+  if (defence_enabled("timed-outputs")) check_round_trip(std::min(n, 1 << 20));
+  const kit::Ratio& worse = to.value <= from.value ? to : from;
+  record(worse.value, min_fraction, "of copy bandwidth (the slower conversion)");
+  suggest_threshold("min_fraction_of_copy_conversion", worse.value, 0.75);
+  const std::string text = "n = " + std::to_string(n) + ": " + to.text + "; " + from.text;
+  if (worse.value < min_fraction)
+    ADD_FAILURE() << text << "\nbelow " << min_fraction
+                  << " of the copy bandwidth\n  hint: a thread per particle reads (or writes) 64 bytes apart on the AoS"
+                     " side; stage a tile in shared memory so both sides move consecutive float4 (README: \"Converting AoS to SoA\")";
+  else
+    note(text);
 }
 
 #endif
