@@ -3,7 +3,9 @@
 # single device call: start it detached, collect DIR (a tarball) in later calls.
 #   setsid nohup bash tools/device/h200-queue.sh /tmp/gl build lab04 lab05 class ... > /dev/null 2>&1 &
 # Each phase logs to DIR/PHASE/; DIR/progress gets a line per start and end (exit status, seconds).
-# Phases: build, lab04, lab05, class, verdicts04, verdicts05, lab03, lab02.
+# Phases: build, lab04, lab05, class, verdictsNN (the verdict suite of lab NN on cuda), lab03 (the
+# runs tools/device/h200-lab03.sh left), lab02 (tools/device/h200-lab02.sh: grades, calibrate, ncu,
+# verdicts), probe04 (tools/probes/reduce_variants.cu: the lab 04 reference's variants vs CUB).
 set -uo pipefail
 dir="$1"; shift
 mkdir -p "$dir"
@@ -20,7 +22,10 @@ for phase in "$@"; do
     verdicts0[0-9])
       build/cuda/grader/tests/grader_verdict_tests --gtest_filter="*/${phase#verdicts}_*" > "$dir/$phase/verdicts.log" 2>&1 ;;
     lab03) OUT="$dir/lab03" bash tools/device/h200-lab03-rest.sh > "$dir/lab03/summary.txt" 2>&1 ;;
-    lab02) OUT="$dir/lab02" bash tools/device/h200-lab02-rest.sh > "$dir/lab02/summary.txt" 2>&1 ;;
+    lab02) OUT="$dir/lab02" bash tools/device/h200-lab02.sh > "$dir/lab02/summary.txt" 2>&1 ;;
+    probe04)
+      nvcc -O3 -std=c++17 -arch=sm_90 tools/probes/reduce_variants.cu -o "$dir/probe04/reduce_variants" > "$dir/probe04/build.log" 2>&1 &&
+        "$dir/probe04/reduce_variants" > "$dir/probe04/reduce_variants.tsv" 2>&1 ;;
     *) echo "unknown phase $phase" > "$dir/$phase/error" ;;
   esac
   echo "$(date +%T) end $phase exit $? $(( $(date +%s) - t0 )) s" >> "$dir/progress"
