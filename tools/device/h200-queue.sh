@@ -3,6 +3,11 @@
 # single device call: start it detached, collect DIR (a tarball) in later calls.
 #   setsid nohup bash tools/device/h200-queue.sh /tmp/gl build lab04 lab05 class ... > /dev/null 2>&1 &
 # Each phase logs to DIR/PHASE/; DIR/progress gets a line per start and end (exit status, seconds).
+# A polling call (each under the device's 10-minute limit, issued as soon as the last returns, so
+# the machine stays held) sleeps, prints DIR/progress and packs DIR into $OUT:
+#   sleep 540; cat /tmp/gl/progress; tar czf $OUT/gl.tgz --exclude='*/probe' --exclude='*/lab05_probes' \
+#     --exclude='*/transpose_variants' --exclude='*/reduce_variants' --exclude='class/run/class' -C /tmp gl
+# 2026-11-30: build 35 s, lab04 797 s, lab05 126 s, class 394 s, a lab 04 verdict test ~70 s each.
 # Phases: build, lab04, lab05, class, verdictsNN (the verdict suite of lab NN on cuda), lab03 (the
 # runs tools/device/h200-lab03.sh left), lab02 (tools/device/h200-lab02.sh: grades, calibrate, ncu,
 # verdicts), probe04 (tools/probes/reduce_variants.cu: the lab 04 reference's variants vs CUB).
