@@ -12,6 +12,7 @@
 #include <mutex>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 
 #include "internal.hpp"
 
@@ -99,6 +100,70 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
     }
 }
 
+/// Forms a warp's requests from its accesses (in the order they were recorded) and calls
+/// measure_request(out, i, j) for each: the k-th execution of an instruction by each lane of the
+/// warp is one request, formed per 32 lanes (a 64-lane warp counts as two), its accesses in lane
+/// order. Linear in the accesses: bucketed by instruction, then counting-sorted by k. (Each
+/// lane's accesses were recorded in its program order, so counting a lane's executions of an
+/// instruction in recording order numbers them as its sequence numbers would.)
+template <typename F>
+void group_requests(std::vector<Access>& v, F measure_request) {
+  static thread_local std::unordered_map<std::uint64_t, std::uint32_t> index;  // instruction -> bucket
+  static thread_local std::vector<std::vector<std::uint32_t>> buckets;         // access indices per instruction
+  static thread_local std::vector<std::uint32_t> first_of_k, order;
+  static thread_local std::vector<Access> out;
+  index.clear();
+  std::size_t used = 0;
+  std::uint64_t last_key = ~0ull;
+  std::uint32_t last_bucket = 0;
+  for (std::size_t a = 0; a < v.size(); ++a) {
+    // Addresses of user space fit in 56 bits: the flags go above them.
+    const std::uint64_t key = static_cast<std::uint64_t>(v[a].ra) | (static_cast<std::uint64_t>(v[a].flags) << 56);
+    if (key != last_key) {
+      auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(used));
+      if (fresh) {
+        if (buckets.size() <= used) buckets.emplace_back();
+        buckets[used++].clear();
+      }
+      last_key = key;
+      last_bucket = it->second;
+    }
+    buckets[last_bucket].push_back(static_cast<std::uint32_t>(a));
+  }
+  for (std::size_t b = 0; b < used; ++b) {
+    const std::vector<std::uint32_t>& members = buckets[b];
+    // k of each access: how many times its lane executed this instruction before.
+    std::uint32_t executed[64] = {};
+    std::uint32_t max_k = 0;
+    for (std::uint32_t a : members) {
+      v[a].seq = executed[v[a].lane]++;
+      max_k = std::max(max_k, v[a].seq);
+    }
+    // Counting sort by (k, lane / 32, lane): k first, lanes in order within each k.
+    first_of_k.assign(static_cast<std::size_t>(max_k) + 2, 0);
+    for (std::uint32_t a : members) ++first_of_k[v[a].seq + 1];
+    for (std::size_t k = 1; k < first_of_k.size(); ++k) first_of_k[k] += first_of_k[k - 1];
+    order.resize(members.size());
+    for (std::uint32_t a : members) order[first_of_k[v[a].seq]++] = a;  // k ascending, recording order within
+    out.clear();
+    for (std::size_t i = 0; i < order.size();) {
+      std::size_t j = i;
+      while (j < order.size() && v[order[j]].seq == v[order[i]].seq) ++j;
+      const std::size_t from = out.size();
+      for (std::size_t m = i; m < j; ++m) out.push_back(v[order[m]]);
+      std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(),
+                [](const Access& x, const Access& y) { return x.lane < y.lane; });  // at most 64: lanes are distinct
+      i = j;
+    }
+    for (std::size_t i = 0; i < out.size();) {
+      std::size_t j = i;
+      while (j < out.size() && out[j].seq == out[i].seq && out[j].lane / 32 == out[i].lane / 32) ++j;
+      measure_request(out, i, j);
+      i = j;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpulab::emu
 
@@ -109,30 +174,9 @@ void tracing_end_block(Worker& w) {
   std::map<Key, Totals> local;
   for (std::vector<Access>& v : w.accesses) {
     if (v.empty()) continue;
-    // The k-th execution of an instruction by each lane of the warp is one request: number each
-    // lane's executions of each instruction, then group equal (instruction, k) across lanes.
-    std::stable_sort(v.begin(), v.end(), [](const Access& a, const Access& b) {
-      return std::tie(a.ra, a.flags, a.lane, a.seq) < std::tie(b.ra, b.flags, b.lane, b.seq);
+    group_requests(v, [&](const std::vector<Access>& req, std::size_t i, std::size_t j) {
+      measure(req, i, j, local[Key{w.launch->id, w.launch->file, w.launch->line, req[i].ra, req[i].flags}]);
     });
-    for (std::size_t i = 0; i < v.size();) {
-      std::size_t j = i;
-      std::uint32_t k = 0;
-      while (j < v.size() && v[j].ra == v[i].ra && v[j].flags == v[i].flags && v[j].lane == v[i].lane) v[j++].seq = k++;
-      i = j;
-    }
-    // Requests are formed by 32-lane groups (a 64-lane warp counts as two requests).
-    std::sort(v.begin(), v.end(), [](const Access& a, const Access& b) {
-      return std::make_tuple(a.ra, a.flags, a.seq, a.lane / 32, a.lane) <
-             std::make_tuple(b.ra, b.flags, b.seq, b.lane / 32, b.lane);
-    });
-    for (std::size_t i = 0; i < v.size();) {
-      std::size_t j = i;
-      while (j < v.size() && v[j].ra == v[i].ra && v[j].flags == v[i].flags && v[j].seq == v[i].seq &&
-             v[j].lane / 32 == v[i].lane / 32)
-        ++j;
-      measure(v, i, j, local[Key{w.launch->id, w.launch->file, w.launch->line, v[i].ra, v[i].flags}]);
-      i = j;
-    }
     v.clear();
   }
   if (w.launch->watched) {

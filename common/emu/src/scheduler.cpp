@@ -70,9 +70,30 @@ const char* op_name(WarpOp op) {
 }
 
 /// Back to the scheduler; returns when this fiber is resumed.
+/// Where a resumed fiber came from: the context that jumped to it is that fiber's (a direct
+/// switch passes the Thread it leaves) or the scheduler's (it passes nothing).
+void arrived(Worker& w, ctx::transfer_t t) {
+  if (t.data) static_cast<Thread*>(t.data)->context = t.fctx;
+  else w.scheduler = t.fctx;
+}
+
 void yield_to_scheduler(Worker& w) {
-  ctx::transfer_t t = ctx::jump_fcontext(w.scheduler, nullptr);
-  this_worker->scheduler = t.fctx;
+  Thread& self = *w.current;
+  // A direct switch to the next runnable thread of this pass, the one the scheduler's loop would
+  // run next (the same order, one context switch instead of two); at the end of the pass, or
+  // once the block failed, back to the scheduler.
+  if (!w.failed) {
+    const std::size_t n = w.threads.size();
+    for (std::size_t j = self.linear + 1; j < n; ++j) {
+      Thread& next = w.threads[j];
+      if (next.state != State::runnable) continue;
+      w.current = &next;
+      ::threadIdx = next.tid;
+      arrived(w, ctx::jump_fcontext(next.context, &self));
+      return;
+    }
+  }
+  arrived(w, ctx::jump_fcontext(w.scheduler, &self));
 }
 
 void wake(Worker& w, State from) {
@@ -130,7 +151,7 @@ bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
 
 void fiber_main(ctx::transfer_t t) {
   Worker& w = *this_worker;
-  w.scheduler = t.fctx;
+  arrived(w, t);
   w.launch->thunk(w.launch->closure);
 
   // The thread returned from the kernel.
@@ -237,12 +258,18 @@ void run_block(Worker& w, unsigned long long id) {
 
   while (w.live > 0) {
     bool ran = false;
-    for (Thread& t : w.threads) {
+    for (std::size_t i = 0; i < n; ++i) {
+      Thread& t = w.threads[i];
       if (t.state != State::runnable) continue;
       ran = true;
       ::threadIdx = t.tid;
       w.current = &t;
-      t.context = ctx::jump_fcontext(t.context, nullptr).fctx;
+      // Fibers switch directly to the next runnable one (yield_to_scheduler); the one that comes
+      // back here is the last of the pass, or the one that failed: carry on after it.
+      const ctx::transfer_t back = ctx::jump_fcontext(t.context, nullptr);
+      Thread& last = *static_cast<Thread*>(back.data);
+      last.context = back.fctx;
+      i = last.linear;
       w.current = nullptr;
       if (w.failed) {  // abandon the block: its fibers are never resumed
         if (w.stop_kind) {  // an access stopped before it happened: name it here, off the fiber
