@@ -66,7 +66,8 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
     const long long sectors = std::unique(scratch.begin(), scratch.end()) - scratch.begin();
     t.units += sectors;
     // Ideal: the distinct bytes requested, packed into sectors.
-    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;
+    static thread_local std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;
+    spans.clear();
     for (std::size_t k = i; k < j; ++k) spans.emplace_back(v[k].addr, v[k].addr + v[k].size);
     std::sort(spans.begin(), spans.end());
     long long distinct = 0;
@@ -174,8 +175,16 @@ void tracing_end_block(Worker& w) {
   std::map<Key, Totals> local;
   for (std::vector<Access>& v : w.accesses) {
     if (v.empty()) continue;
+    Totals* totals = nullptr;  // of the instruction of the last request: requests come per instruction
+    std::uintptr_t totals_ra = 0;
+    std::uint8_t totals_flags = 0;
     group_requests(v, [&](const std::vector<Access>& req, std::size_t i, std::size_t j) {
-      measure(req, i, j, local[Key{w.launch->id, w.launch->file, w.launch->line, req[i].ra, req[i].flags}]);
+      if (!totals || req[i].ra != totals_ra || req[i].flags != totals_flags) {
+        totals = &local[Key{w.launch->id, w.launch->file, w.launch->line, req[i].ra, req[i].flags}];
+        totals_ra = req[i].ra;
+        totals_flags = req[i].flags;
+      }
+      measure(req, i, j, *totals);
     });
     v.clear();
   }
