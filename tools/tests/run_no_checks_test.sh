@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# ./gpulab run --no-checks: the same program gives the same output as with the checks (a gpulab
-# kernel file and a plain CUDA file through the <<<>>> translator), its report says the checks were
-# off and has no metrics, a barrier fault is still reported, and --checks=sample is refused.
+# ./gpulab run --no-checks and --checks=sample: the same program gives the same output as with all
+# checks (a gpulab kernel file and a plain CUDA file through the <<<>>> translator); without checks
+# the report says so and has no metrics, and a barrier fault is still reported; with sampled
+# checks the report says how many blocks were checked, the per-request metrics of a uniform
+# kernel equal the full run's, and a shared-memory race is still found (the first block is always
+# checked); an unknown --checks value is refused.
 # Usage: tools/tests/run_no_checks_test.sh REPO_ROOT BUILD_DIR
 set -uo pipefail
 root="$1"
@@ -34,6 +37,19 @@ grep -q "returned while 16 thread(s) of its block wait at __syncthreads .*exit_a
 grep -q "sync: unspecified launch failure" "$tmp/barrier.txt" || fail "the program did not get the launch failure"
 echo "ok: a barrier fault is reported without checks"
 
-run --checks=sample "$root/examples/transpose.cu" > "$tmp/sample.txt" 2>&1 && fail "--checks=sample was accepted"
-grep -q "takes all or none" "$tmp/sample.txt" || fail "--checks=sample: $(cat "$tmp/sample.txt")"
-echo "ok: --checks=sample is refused with a reason"
+run --checks=all "$root/examples/transpose.cu" > "$tmp/all.txt" 2>&1 || fail "transpose.cu with all checks failed"
+run --checks=sample "$root/examples/transpose.cu" > "$tmp/sample.txt" 2>&1 || fail "transpose.cu, sampled: $(tail -5 "$tmp/sample.txt")"
+grep -qE "checks sampled \(--checks=sample\): [0-9]+ of [0-9]+ blocks" "$tmp/sample.txt" || fail "the sampled report does not say so"
+# Per line: access kind, then per request (ideal) and efficiency (the request counts differ).
+cols() { grep -E "^  transpose\.cu:[0-9]+ " "$1" | awk '{print $1, $2, $3, $5, $6, $7, $8, $9}'; }
+[[ -n "$(cols "$tmp/all.txt")" ]] || fail "no metrics lines in the full run"
+[[ "$(cols "$tmp/all.txt")" == "$(cols "$tmp/sample.txt")" ]] ||
+  fail "sampled per-request metrics differ: $(diff <(cols "$tmp/all.txt") <(cols "$tmp/sample.txt"))"
+echo "ok: sampled checks: the same per-request metrics on a uniform kernel"
+run --checks=sample "$root/tools/tests/run/race_in_first_block.cu" > "$tmp/race.txt" 2>&1
+grep -q "\[race\]" "$tmp/race.txt" || fail "the race was not found with sampled checks: $(cat "$tmp/race.txt")"
+echo "ok: sampled checks still find a race in the first block"
+
+run --checks=bogus "$root/examples/transpose.cu" > "$tmp/bogus.txt" 2>&1 && fail "--checks=bogus was accepted"
+grep -q "takes all, sample or none" "$tmp/bogus.txt" || fail "--checks=bogus: $(cat "$tmp/bogus.txt")"
+echo "ok: an unknown --checks value is refused with a reason"

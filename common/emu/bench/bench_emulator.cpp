@@ -8,7 +8,8 @@
 //                        SGEMM 512^3, 4 16x16-tiled SGEMM 512^3), each run as (M) 0 plain C++ loops
 //                        on the CPU (the CPU's own limit for that work), 1 the kernel compiled
 //                        without instrumentation, 2 traced (metrics + sanitizer), 3 traced during a
-//                        watch (what a graded call pays). Every mode's output is checked against
+//                        watch (what a graded call pays), 4 traced with sampled blocks
+//                        (GPULAB_EMU_CHECKS=sample). Every mode's output is checked against
 //                        the loops'. tools/results/emu-speed.sh runs it on one worker and writes the
 //                        table (docs/results/emulator-speed.md).
 #include <benchmark/benchmark.h>
@@ -61,7 +62,8 @@ void transpose_1024(benchmark::State& state) {
 constexpr int kTransposeN = 1024, kReduceN = 1 << 22, kReduceBlocks = 256, kGemmN = 512;
 const char* const kKernelNames[] = {"transpose 32x32 1024^2", "block reduce 2^22", "shuffle reduce 2^22",
                                     "naive SGEMM 512^3", "tiled 16x16 SGEMM 512^3"};
-const char* const kModeNames[] = {"plain C++ loops", "kernel, no checks", "kernel, traced", "kernel, traced + watched"};
+const char* const kModeNames[] = {"plain C++ loops", "kernel, no checks", "kernel, traced", "kernel, traced + watched",
+                                  "kernel, traced, sampled blocks"};
 
 std::vector<float> random_floats(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
@@ -122,6 +124,7 @@ void kernel_speed(benchmark::State& state) {
   gpulab::DeviceBuffer<float> da(a), db(gemm ? b : std::vector<float>(1)), dout(out_size);
   std::vector<float> host(out_size);
   const TwinKernels k = mode >= 2 ? traced_kernels() : plain_kernels();
+  gpulab::emu::set_check_sampling(mode == 4);
   auto once = [&] {
     switch (kernel) {
       case 0: k.transpose(da.data(), dout.data(), n); break;
@@ -148,13 +151,14 @@ void kernel_speed(benchmark::State& state) {
   if (mode != 0) host = dout.download();
   if (mode == 0 && reduce) host.assign(1, host[0]);
   const double err = output_error(kernel, host, want);
+  gpulab::emu::set_check_sampling(false);
   if (err > 1e-3) state.SkipWithError(("output differs from the loops' by " + std::to_string(err)).c_str());
   state.SetLabel(std::string(kKernelNames[kernel]) + " | " + kModeNames[mode]);
 }
 
 void kernel_speed_args(benchmark::internal::Benchmark* b) {
   for (int kernel = 0; kernel < 5; ++kernel)
-    for (int mode = 0; mode < 4; ++mode) b->Args({kernel, mode});
+    for (int mode = 0; mode < 5; ++mode) b->Args({kernel, mode});
 }
 
 }  // namespace

@@ -307,6 +307,7 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
 }
 
 void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+  if (!w.checked) return;  // a block outside the sample: no metrics
   // A block's accesses are kept until it ends (its lanes run one after another between
   // barriers); past this many, the rest are dropped from the metrics (a spinning or huge block).
   constexpr std::size_t kMaxAccessesPerBlock = std::size_t{1} << 23;
@@ -345,14 +346,14 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     if (g_sanitizer) {
       const std::string outside = outside_shared_variables(*w, a, size);
       if (!outside.empty()) stop_before_access(*w, kSharedOutOfBounds, ra, ids(*w, t) + verb + outside);
-      if (!(flags & kAtomic)) check_shared(*w, t, a, size, store, ra, w->static_shared_begin, 0);
+      if (!(flags & kAtomic) && w->checked) check_shared(*w, t, a, size, store, ra, w->static_shared_begin, 0);
     }
     record(*w, t, a, size, flags | kShared, ra);
     return;
   }
   const auto dyn = reinterpret_cast<std::uintptr_t>(w->dynamic_shared);
   if (L.dynamic_shared && a >= dyn && a + size <= dyn + L.dynamic_shared) {
-    if (g_sanitizer && !(flags & kAtomic))
+    if (g_sanitizer && !(flags & kAtomic) && w->checked)
       check_shared(*w, t, a, size, store, ra, dyn, (w->static_shared_end - w->static_shared_begin + 3) / 4);
     record(*w, t, a, size, flags | kShared, ra);
     return;

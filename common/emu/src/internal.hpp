@@ -163,6 +163,10 @@ struct Worker {
   ctx::fcontext_t scheduler = nullptr;
   Thread* current = nullptr;
   bool failed = false;
+  /// This block's accesses feed the metrics and the shared-memory sanitizer (every block, unless
+  /// GPULAB_EMU_CHECKS=sample: block_is_checked); out-of-bounds stops and the grader's watch
+  /// apply to every block either way.
+  bool checked = true;
   // Tracing (metrics.cpp): accesses of each warp in the running block, the shared-memory
   // ranges and their shadow, and the findings of this worker not yet merged.
   std::vector<std::vector<Access>> accesses;
@@ -206,6 +210,12 @@ void install_fault_handlers_for_this_thread();
 // Memory-access tracing (metrics.cpp): every load/store of an instrumented kernel file.
 void on_access(const void* p, unsigned size, bool store, void* return_address);
 void on_atomic(const void* p, unsigned size, void* return_address);
+/// Whether block `id` of launch `launch_id` (of `blocks`) is checked in full: always, unless
+/// GPULAB_EMU_CHECKS=sample, then the first and last blocks and a fixed pseudo-random 1 in 16 of
+/// the others (a hash of the launch and block numbers: the same blocks on every run and for any
+/// number of workers). Counts the blocks for check_coverage().
+bool block_is_checked(unsigned long long launch_id, unsigned long long id, unsigned long long blocks);
+
 /// Called by the scheduler: a worker starts a launch / a block; a block ends.
 void tracing_begin_launch(Worker& w);
 void tracing_begin_block(Worker& w);

@@ -6,6 +6,9 @@
 #include <backtrace.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <string>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -313,6 +316,38 @@ double LineMetrics::efficiency() const {
   if (shared) return static_cast<double>(ideal_units) / static_cast<double>(units);
   return std::min(1.0, static_cast<double>(bytes_requested) / (32.0 * static_cast<double>(units)));
 }
+
+namespace {
+std::atomic<long long> g_checked_blocks{0}, g_blocks{0};
+std::atomic<int> g_sample{-1};  // -1: not decided yet (GPULAB_EMU_CHECKS decides)
+bool sample_checks() {
+  int v = g_sample.load(std::memory_order_relaxed);
+  if (v < 0) {
+    const char* e = std::getenv("GPULAB_EMU_CHECKS");
+    v = e && std::string(e) == "sample" ? 1 : 0;
+    g_sample.store(v, std::memory_order_relaxed);
+  }
+  return v == 1;
+}
+}  // namespace
+
+void set_check_sampling(bool sample) { g_sample.store(sample ? 1 : 0); }
+
+bool detail::block_is_checked(unsigned long long launch_id, unsigned long long id, unsigned long long blocks) {
+  bool checked = true;
+  if (sample_checks() && id != 0 && id + 1 != blocks) {
+    std::uint64_t h = (launch_id << 32) ^ id ^ 0x9e3779b97f4a7c15ull;  // splitmix64's finaliser
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    h ^= h >> 31;
+    checked = h % 16 == 0;
+  }
+  ++g_blocks;
+  if (checked) ++g_checked_blocks;
+  return checked;
+}
+
+CheckCoverage check_coverage() { return {g_checked_blocks.load(), g_blocks.load(), sample_checks()}; }
 
 bool metrics_available() {
 #if defined(GPULAB_EMU_TRACING)

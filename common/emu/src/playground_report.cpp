@@ -32,6 +32,11 @@ void report_at_exit() {
     }
   }
   const bool checks_off = &gpulab_emu_checks_off != nullptr;
+  if (const CheckCoverage c = check_coverage(); !checks_off && c.sampled)
+    std::printf("checks sampled (--checks=sample): %lld of %lld blocks checked in full (the first and last of each launch\n"
+                "and a fixed 1 in 16 of the others); the metrics and the shared-memory race and uninitialised-read\n"
+                "checks cover those blocks only; out-of-bounds and misaligned accesses are stopped in every block.\n",
+                c.checked_blocks, c.blocks);
   if (checks_off)
     std::printf("checks off (--no-checks): the kernels ran without access hooks, so no memory metrics and no\n"
                 "memory sanitizer (an out-of-bounds access may crash or pass silently); barriers, warp\n"

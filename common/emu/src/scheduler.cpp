@@ -253,6 +253,7 @@ void run_block(Worker& w, unsigned long long id) {
   w.first_exited = nullptr;
   w.bar_arrived = 0;
   w.failed = false;
+  w.checked = block_is_checked(L.id, id, static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z);
   poison_shared_memory(w);
   tracing_begin_block(w);
 

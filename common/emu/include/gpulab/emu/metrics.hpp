@@ -51,6 +51,16 @@ void reset_metrics();
 /// Per-launch, per-line metrics, sorted by launch, file and line. Identical from run to run and for any
 /// number of workers.
 std::vector<LineMetrics> metrics_by_line();
+/// Blocks whose accesses were checked in full (metrics, shared-memory sanitizer) and blocks run,
+/// since the program started; `sampled` when GPULAB_EMU_CHECKS=sample chose the checked ones.
+struct CheckCoverage {
+  long long checked_blocks = 0, blocks = 0;
+  bool sampled = false;
+};
+CheckCoverage check_coverage();
+/// Checks every block (false, the default) or a fixed sample of them (true), for the launches that
+/// follow; overrides GPULAB_EMU_CHECKS (all | sample).
+void set_check_sampling(bool sample);
 /// Accesses left out of the metrics: a block keeps at most 2^23 of them (about 200 MB).
 long long metrics_dropped_accesses();
 /// The per-line table: `file:line  kind  requests  per-request (ideal)  efficiency`.
