@@ -358,13 +358,21 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     record(*w, t, a, size, flags | kShared, ra);
     return;
   }
-  // The allocation of this worker's last device access first: most accesses hit it again.
+  // The allocations of this worker's last two device accesses first (a kernel reading two arrays
+  // alternates between them), then a search of the launch's allocations.
   long index = -1;
-  if (const std::size_t h = w->allocation_hint; h < L.allocations.size() && a >= L.allocations[h].first &&
-                                                 a + size <= L.allocations[h].first + L.allocations[h].second)
-    index = static_cast<long>(h);
-  else if ((index = find_device(L, a, size)) >= 0)
-    w->allocation_hint = static_cast<std::size_t>(index);
+  auto holds = [&](std::size_t h) {
+    return h < L.allocations.size() && a >= L.allocations[h].first && a + size <= L.allocations[h].first + L.allocations[h].second;
+  };
+  if (holds(w->allocation_hint[0])) {
+    index = static_cast<long>(w->allocation_hint[0]);
+  } else if (holds(w->allocation_hint[1])) {
+    index = static_cast<long>(w->allocation_hint[1]);
+    std::swap(w->allocation_hint[0], w->allocation_hint[1]);
+  } else if ((index = find_device(L, a, size)) >= 0) {
+    w->allocation_hint[1] = w->allocation_hint[0];
+    w->allocation_hint[0] = static_cast<std::size_t>(index);
+  }
   if (index >= 0) {
     if (L.watched) watch_mark(L, index, a, size, flags);
     record(*w, t, a, size, flags, ra);
@@ -418,7 +426,7 @@ void on_atomic(const void* p, unsigned size, void* ra) {
 }
 
 void tracing_begin_launch(Worker& w) {
-  w.allocation_hint = 0;
+  w.allocation_hint[0] = w.allocation_hint[1] = 0;
   shared_memory_range(w.static_shared_begin, w.static_shared_end);
   w.accesses.assign(w.warps.size(), {});
   w.thread_seq.assign(w.threads.size(), 0);

@@ -176,7 +176,7 @@ struct Worker {
   std::uint32_t bar_epoch = 1;
   PendingStore pending_store;
   std::vector<FindingRecord> findings;
-  std::size_t allocation_hint = 0;  ///< index in the launch's allocations of the last device access
+  std::size_t allocation_hint[2] = {0, 0};  ///< the launch's allocations of the last two device accesses
   std::size_t recorded = 0;    ///< accesses kept for the running block
   /// The last traced access (address, size), for the fault handler: a fault right after a
   /// misaligned one is that access faulting (an aligned vector load), as it would on a GPU.
