@@ -46,6 +46,11 @@ cols() { grep -E "^  transpose\.cu:[0-9]+ " "$1" | awk '{print $1, $2, $3, $5, $
 [[ "$(cols "$tmp/all.txt")" == "$(cols "$tmp/sample.txt")" ]] ||
   fail "sampled per-request metrics differ: $(diff <(cols "$tmp/all.txt") <(cols "$tmp/sample.txt"))"
 echo "ok: sampled checks: the same per-request metrics on a uniform kernel"
+for wk in 1 8; do
+  GPULAB_EMU_WORKERS=$wk GPULAB_METRICS_TSV="$tmp/sampled-$wk.tsv" run --checks=sample "$root/examples/transpose.cu" > /dev/null 2>&1
+done
+cmp -s "$tmp/sampled-1.tsv" "$tmp/sampled-8.tsv" || fail "sampled metrics differ between 1 and 8 workers"
+echo "ok: sampled checks: the same blocks and metrics for 1 and 8 workers"
 run --checks=sample "$root/tools/tests/run/race_in_first_block.cu" > "$tmp/race.txt" 2>&1
 grep -q "\[race\]" "$tmp/race.txt" || fail "the race was not found with sampled checks: $(cat "$tmp/race.txt")"
 echo "ok: sampled checks still find a race in the first block"
