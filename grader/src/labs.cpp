@@ -5,13 +5,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -184,15 +187,22 @@ std::vector<std::string> gpu_devices() {
 
 nlohmann::json emulator_grade(const LabInfo& lab, const GradeOptions& opt, const std::string& work);
 
+/// The emulator's grade of this hand-in (see emulator_grade), started early by grade_lab so that
+/// it runs while the GPU work goes on; made here if it was not started.
+nlohmann::json emulator_report(std::shared_future<nlohmann::json>& started, const LabInfo& lab,
+                               const GradeOptions& opt, const std::string& work) {
+  return started.valid() ? started.get() : emulator_grade(lab, opt, work);
+}
+
 /// Runs the sanitizer checks of a GPU grade under the GPU's own sanitizer, a process per tool,
 /// and writes what it found (or why nothing was measured) for the judge (--gpu-findings).
 void run_gpu_sanitizer(const GradeOptions& opt, const LabInfo& lab, const std::string& runner, const std::string& work,
-                       double timeout, const std::string& out_path) {
+                       double timeout, const std::string& out_path, std::shared_future<nlohmann::json>& emu) {
   nlohmann::json doc = nlohmann::json::object();
   const std::string tool = opt.backend == "cuda" ? find_compute_sanitizer() : "";
   if (opt.backend != "cuda") {
     // No GPU sanitizer: the emulator's, from its grade of this hand-in (where it traces memory).
-    const nlohmann::json report = emulator_grade(lab, opt, work);
+    const nlohmann::json report = emulator_report(emu, lab, opt, work);
     std::string why = report.contains("error") ? report["error"].get<std::string>() : "";
     nlohmann::json findings = nlohmann::json::array();
     bool measured = false;
@@ -219,17 +229,32 @@ void run_gpu_sanitizer(const GradeOptions& opt, const LabInfo& lab, const std::s
   } else if (tool.empty()) {
     doc["not_measured"] = "compute-sanitizer was not found (it comes with the CUDA Toolkit: put its bin/ on PATH)";
   } else {
+    // One process per tool, all at once: nothing here is timed, each tool watches its own
+    // process, and the four together take the time of the slowest instead of the sum.
+    const std::vector<std::string>& tools = compute_sanitizer_tools();
+    std::vector<ProcessResult> runs(tools.size());
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < tools.size(); ++i)
+      threads.emplace_back([&, i] {
+        // Each its own writable directory (HOME, caches) so that the four never share a file.
+        const std::string dir = work + "/run-" + tools[i];
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        SandboxSpec spec = base_sandbox(opt.build_dir, dir, 4 * timeout);
+        spec.devices = gpu_devices();
+        spec.address_space_bytes = 0;
+        spec.output_limit = 4u << 20;
+        runs[i] = confined({tool, "--tool", tools[i], "--print-limit", "100", "--show-backtrace", "no", runner, "--rubric",
+                            lab.rubric, "--seed", opt.seed, "--impl", opt.impl, "--no-performance",
+                            "--gtest_filter=sanitizer.*"},
+                           spec, opt.verbose);
+      });
+    for (auto& t : threads) t.join();
     nlohmann::json findings = nlohmann::json::array();
     std::string trouble;
-    for (const std::string& t : compute_sanitizer_tools()) {
-      SandboxSpec spec = base_sandbox(opt.build_dir, work + "/run", 4 * timeout);
-      spec.devices = gpu_devices();
-      spec.address_space_bytes = 0;
-      spec.output_limit = 4u << 20;
-      const ProcessResult p =
-          confined({tool, "--tool", t, "--print-limit", "100", "--show-backtrace", "no", runner, "--rubric", lab.rubric,
-                    "--seed", opt.seed, "--impl", opt.impl, "--no-performance", "--gtest_filter=sanitizer.*"},
-                   spec, opt.verbose);
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+      const std::string& t = tools[i];
+      const ProcessResult& p = runs[i];
       std::ofstream(work + "/sanitizer-" + t + ".log") << p.output;
       for (auto& f : parse_compute_sanitizer(t, p.output)) findings.push_back(f);
       if (p.timed_out)
@@ -294,7 +319,9 @@ nlohmann::json emulator_grade(const LabInfo& lab, const GradeOptions& opt, const
     failed["error"] = "the emulator is not built here (build/emu with clang, or build/emu-gcc with g++); "
                       "./gpulab grade builds it on a GPU machine (it needs Boost's headers)";
   } else {
-    std::vector<std::string> argv{(fs::path(tree) / "grader/gpulab-grade").string(), "grade", lab.id, "--warp-size",
+    // At a lower priority: on a GPU grade it runs alongside the timed runs, whose launches must
+    // not wait for a CPU.
+    std::vector<std::string> argv{"nice", "-n", "10", (fs::path(tree) / "grader/gpulab-grade").string(), "grade", lab.id, "--warp-size",
                                   std::to_string(warp), "--seed", opt.seed, "--no-performance", "--json", json_path};
     if (opt.impl == "solution") argv.insert(argv.end(), {"--impl", "solution"});
     if (opt.impl == "submission") argv.insert(argv.end(), {"--submission", opt.submission});
@@ -312,14 +339,15 @@ nlohmann::json emulator_grade(const LabInfo& lab, const GradeOptions& opt, const
 /// A GPU grade's portability check: the same hand-in's correctness (and, where the emulator
 /// traces memory, sanitizer) checks on the emulator at the other warp size -- code written for 32
 /// lanes, and undefined behaviour a GPU happens to survive (a barrier in divergent code).
-Check portability_check(const LabInfo& lab, const GradeOptions& opt, const std::string& work) {
+Check portability_check(const LabInfo& lab, const GradeOptions& opt, const std::string& work,
+                        std::shared_future<nlohmann::json>& emu) {
   const int warp = opt.backend == "rocm" ? 32 : 64;
   Check c;
   c.name = "portability.emulator_warp_" + std::to_string(warp);
   c.kind = "portability";
   c.unit = "checks failing";
   c.threshold = "0";
-  const nlohmann::json report = emulator_grade(lab, opt, work);
+  const nlohmann::json report = emulator_report(emu, lab, opt, work);
   if (report.contains("error")) {
     c.message = "not measured: " + report["error"].get<std::string>();
     return c;
@@ -387,6 +415,13 @@ std::optional<LabInfo> find_lab(const std::vector<LabInfo>& labs, const std::str
 
 LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   LabResult r;
+  auto since = std::chrono::steady_clock::now();
+  // Adds the time since the last lap to a phase of r.seconds.
+  auto lap = [&](const std::string& phase) {
+    const auto now = std::chrono::steady_clock::now();
+    r.seconds[phase] += std::chrono::duration<double>(now - since).count();
+    since = now;
+  };
   r.lab = lab.id;
   r.impl = opt.impl;
   const Rubric rubric = Rubric::load(lab.rubric);
@@ -439,6 +474,23 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       if (!std::getenv("GPULAB_KEEP_HANDINS")) fs::remove_all(dir, ec);
     }
   } cleanup{work};
+  // A GPU grade's emulator run (the portability check; on rocm the sanitizer too) needs no GPU:
+  // it starts now and goes on while the hand-in is built and run on the GPU. Declared after
+  // `cleanup`, so that an early return waits for it before the work directory goes.
+  std::shared_future<nlohmann::json> emu;
+  const bool needs_emulator = opt.backend != "emu" && (rubric.number_or("points", "portability", 0) > 0 ||
+                                                       (gpu_sanitizer && opt.backend != "cuda"));
+  std::chrono::steady_clock::time_point emu_started, emu_done;
+  if (needs_emulator) {
+    fs::create_directories(work);
+    emu_started = std::chrono::steady_clock::now();
+    emu = std::async(std::launch::async, [&lab, &opt, work, &emu_done] {
+            nlohmann::json report = emulator_grade(lab, opt, work);
+            emu_done = std::chrono::steady_clock::now();
+            return report;
+          }).share();
+  }
+  lap("plan");
   if (opt.impl != "solution") {
     std::vector<std::string> files;
     for (const auto& s : lab.sources) {
@@ -464,6 +516,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     r.isolation = built.isolation;
     if (!built.ok) return fail_plan(built.message);
     runner = built.executable;
+    lap("build");
   } else {
     for (const auto& s : lab.sources) r.source += (r.source.empty() ? "" : ", ") + lab.solution_dir + "/" + s;
     fs::create_directories(work);
@@ -498,9 +551,11 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     ProcessResult proc;
     {
       const GpuTurn turn(opt);
+      if (opt.backend != "emu") lap("waiting for the GPU");
       proc = confined(argv, spec, opt.verbose);
     }
     record.finish();
+    lap("run");
     if (r.isolation.empty() || opt.impl == "solution") r.isolation = proc.isolation;
 
     std::string status = proc.describe();
@@ -521,14 +576,17 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       const std::string findings = work + "/gpu-findings.json";
       {
         const GpuTurn turn(opt);
-        run_gpu_sanitizer(opt, lab, runner, work, timeout, findings);
+        lap("waiting for the GPU");
+        run_gpu_sanitizer(opt, lab, runner, work, timeout, findings, emu);
       }
+      lap("sanitizer");
       jargv.insert(jargv.end(), {"--gpu-findings", findings});
     }
     std::map<std::string, std::string> jenv;
     if (ws > 0) jenv["GPULAB_WARP_SIZE"] = std::to_string(ws);
     const ProcessResult verdict = run_process(jargv, jenv, std::max(600.0, timeout), opt.verbose);
     collect(report_path, suffix, verdict, r, first);
+    lap("judge");
     if (!proc.ok()) {
       // Say how the code under test ended, once, on the check it stopped in.
       std::string why = proc.timed_out
@@ -558,7 +616,12 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   complete_plan(plan, suffixes, r);
   grade_performance_of_correct_kernels_only(r);
   if (opt.backend != "emu" && rubric.number_or("points", "portability", 0) > 0)
-    r.checks.push_back(portability_check(lab, opt, work));
+    r.checks.push_back(portability_check(lab, opt, work, emu));
+  if (emu.valid()) {
+    emu.wait();
+    lap("waiting for the emulator");
+    r.seconds["portability (alongside)"] = std::chrono::duration<double>(emu_done - emu_started).count();
+  }
   score(rubric, r);
   return r;
 }

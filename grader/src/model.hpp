@@ -36,6 +36,9 @@ struct LabResult {
   std::map<std::string, std::string> info;
   /// Emulator metrics rows (protocol fields after "metric"), from the first warp size's run.
   std::vector<std::vector<std::string>> metrics;
+  /// Wall-clock seconds per phase of the grade (build, run, sanitizer, judge, portability): where
+  /// a grade's time goes, for instructors sizing a class run. Not part of any verdict.
+  std::map<std::string, double> seconds;
 };
 
 struct Report {

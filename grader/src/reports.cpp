@@ -203,6 +203,8 @@ Json lab_json(const LabResult& l) {
   for (const auto& m : l.metrics) lab["metrics"].push_back(metric_json(m));
   lab["checks"] = Json::array();
   for (const auto& c : l.checks) lab["checks"].push_back(check_json(c));
+  lab["seconds"] = Json::object();
+  for (const auto& [phase, s] : l.seconds) lab["seconds"][clean_text(phase)] = std::round(s * 10) / 10;
   return lab;
 }
 

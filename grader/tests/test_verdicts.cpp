@@ -134,6 +134,14 @@ TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
   const int rc = run_grader("grade " + c.lab + " " + what + " --timeout 60" + c.options + " --json " + out +
                             " --junit " + out + ".xml > " + out + ".log 2>&1");
   const std::string report = read(out);
+  if (const char* keep = std::getenv("GPULAB_VERDICT_REPORTS"); keep && *keep) {
+    // Where the reports of a suite run are kept (e.g. the GPU machine's runs, whose ratios and
+    // phase times the results pages quote): <lab>_<file stem>.json and .txt.
+    const std::string base = std::string(keep) + "/" + c.lab + "_" + c.file.stem().string();
+    fs::create_directories(keep);
+    std::ofstream(base + ".json") << report;
+    std::ofstream(base + ".txt") << read(out + ".log");
+  }
   ASSERT_FALSE(report.empty()) << "no JSON report was written (exit " << rc << "):\n" << read(out + ".log");
   json j = parse_report(report);
   ASSERT_TRUE(j.contains("labs") && j["labs"].size() == 1) << report;

@@ -1,20 +1,66 @@
 #!/usr/bin/env bash
 # Runs phases of the GPU machine's checks one after another, so that one lease can run longer than a
 # single device call: start it detached, collect DIR (a tarball) in later calls.
-#   setsid nohup bash tools/device/h200-queue.sh /tmp/gl build lab04 lab05 class ... > /dev/null 2>&1 &
+#   setsid nohup bash tools/device/h200-queue.sh /tmp/gl build probe04 verdicts:02,03 ... > /dev/null 2>&1 &
+# The queue first copies the repository (without build/) to DIR/src and runs there, so that later
+# device calls, which refresh the working tree, cannot change the files under a running phase; a
+# second queue started meanwhile (another DIR, e.g. with changed sources) waits for the first
+# (/tmp/gpulab-queue.lock) and so never shares the GPU with it.
 # Each phase logs to DIR/PHASE/; DIR/progress gets a line per start and end (exit status, seconds).
 # A polling call (each under the device's 10-minute limit, issued as soon as the last returns, so
-# the machine stays held) sleeps, prints DIR/progress and packs DIR into $OUT:
-#   sleep 540; cat /tmp/gl/progress; tar czf $OUT/gl.tgz --exclude='*/probe' --exclude='*/lab05_probes' \
-#     --exclude='*/transpose_variants' --exclude='*/reduce_variants' --exclude='class/run/class' -C /tmp gl
-# 2026-11-30: build 35 s, lab04 797 s, lab05 126 s, class 394 s, a lab 04 verdict test ~70 s each.
-# Phases: build, lab04, lab05, class, verdictsNN (the verdict suite of lab NN on cuda), lab03 (the
-# runs tools/device/h200-lab03.sh left), lab02 (tools/device/h200-lab02.sh: grades, calibrate, ncu,
-# verdicts), probe04 (tools/probes/reduce_variants.cu: the lab 04 reference's variants vs CUB).
+# the machine stays held) sleeps, prints DIR/progress and packs the logs into $OUT:
+#   sleep 540; cat /tmp/gl/progress; tar czf $OUT/gl.tgz --exclude=src --exclude='*/bin' -C /tmp gl
+# Times seen on the H200 (2026-11-30): build 35 s, lab04 797 s, lab05 126 s, class 394 s, a lab 04
+# verdict test ~70 s (before the GPU grade ran its portability check and the four sanitizer tools
+# alongside the rest; each report now has the seconds per phase).
+# Phases:
+#   build                 the cuda preset, every target
+#   lab04 | lab05         tools/device/h200-lab04.sh | h200-lab05.sh without their verdict suites
+#   class                 tools/results/class-gpu.sh (10 lab 01 hand-ins as a class and alone)
+#   verdicts:NN,MM,...    the verdict suites of those labs on cuda, as 4 shards at once (compiles
+#                         overlap; the GPU lock keeps timed runs apart); every report is kept in
+#                         DIR/PHASE/reports (GPULAB_VERDICT_REPORTS); the hand-ins' runners stay in
+#                         build/cuda/handins (GPULAB_KEEP_HANDINS) for ncu03
+#   calibrateNN           ./gpulab calibrate NN (the reference, 3 runs: ratios, and "passes three
+#                         runs in a row")
+#   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
+#   probe02|probe03|probe04  tools/probes/{aos_soa,transpose,reduce}_variants.cu
 set -uo pipefail
 dir="$1"; shift
 mkdir -p "$dir"
 export GPULAB_NO_INSTALL=1
+repo="$(pwd)"
+exec 9> /tmp/gpulab-queue.lock
+echo "$(date +%T) waiting for the queue lock" >> "$dir/progress"
+flock 9
+mkdir -p "$dir/src"
+tar -C "$repo" --exclude=./build --exclude=./out -cf - . | tar -C "$dir/src" -xf -
+cd "$dir/src" || exit 2
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$dir/gpu.csv" 2>&1
+
+probe() {  # probe NAME SOURCE: build and run a probe, TSV out
+  local name="$1" src="$2"
+  mkdir -p "$dir/$name/bin"
+  nvcc -O3 -std=c++17 -arch=sm_90 "$src" -o "$dir/$name/bin/probe" > "$dir/$name/build.log" 2>&1 &&
+    timeout 300 "$dir/$name/bin/probe" > "$dir/$name/$(basename "$src" .cu).tsv" 2>&1
+}
+
+verdicts() {  # verdicts PHASE LABS(comma-separated)
+  local phase="$1" filter="" lab pids=() s rc=0
+  for lab in ${2//,/ }; do filter+="${filter:+:}*/${lab}_*"; done
+  for s in 0 1 2 3; do
+    GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$s GPULAB_VERDICT_REPORTS="$dir/$phase/reports" GPULAB_KEEP_HANDINS=1 \
+      build/cuda/grader/tests/grader_verdict_tests --gtest_filter="$filter" > "$dir/$phase/shard$s.log" 2>&1 &
+    pids+=($!)
+  done
+  for s in "${pids[@]}"; do wait "$s" || rc=1; done
+  grep -hE "^\[ +(OK|FAILED|SKIPPED) +\]" "$dir/$phase"/shard*.log | sort -k4 > "$dir/$phase/summary.txt"
+  return $rc
+}
+
+ncu_metrics_02=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_read.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum
+ncu_metrics_03=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,dram__bytes.sum,gpu__time_duration.sum
+
 for phase in "$@"; do
   mkdir -p "$dir/$phase"
   t0=$(date +%s)
@@ -24,14 +70,38 @@ for phase in "$@"; do
     lab04) GPULAB_VERDICTS=0 OUT="$dir/lab04" bash tools/device/h200-lab04.sh > "$dir/lab04/summary.txt" 2>&1 ;;
     lab05) GPULAB_VERDICTS=0 OUT="$dir/lab05" bash tools/device/h200-lab05.sh > "$dir/lab05/summary.txt" 2>&1 ;;
     class) GPULAB_BACKEND=cuda bash tools/results/class-gpu.sh "$dir/class/run" 4 > "$dir/class/summary.txt" 2>&1 ;;
-    verdicts0[0-9])
-      build/cuda/grader/tests/grader_verdict_tests --gtest_filter="*/${phase#verdicts}_*" > "$dir/$phase/verdicts.log" 2>&1 ;;
-    lab03) OUT="$dir/lab03" bash tools/device/h200-lab03-rest.sh > "$dir/lab03/summary.txt" 2>&1 ;;
-    lab02) OUT="$dir/lab02" bash tools/device/h200-lab02.sh > "$dir/lab02/summary.txt" 2>&1 ;;
-    probe04)
-      nvcc -O3 -std=c++17 -arch=sm_90 tools/probes/reduce_variants.cu -o "$dir/probe04/reduce_variants" > "$dir/probe04/build.log" 2>&1 &&
-        "$dir/probe04/reduce_variants" > "$dir/probe04/reduce_variants.tsv" 2>&1 ;;
-    *) echo "unknown phase $phase" > "$dir/$phase/error" ;;
+    verdicts:*) verdicts "$phase" "${phase#verdicts:}" ;;
+    calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
+    ncu02)
+      # Each kernel of the pipeline on its own (the grader's AoS baseline, lab02_distances_aos, is left out).
+      for impl in stub solution; do
+        for k in distances step convert; do
+          case $k in distances) re='^distances' ;; step) re='^step' ;; convert) re='^(aos_to|soa_to|copy_float4)' ;; esac
+          timeout 240 ncu --metrics "$ncu_metrics_02" --kernel-name regex:"$re" --launch-count 2 --csv \
+            build/cuda/grader/labs/02-aos-soa/lab-02-aos-soa-$impl --rubric grader/labs/02-aos-soa/rubric.ini \
+            --gtest_filter='performance.*' > "$dir/ncu02/ncu-$impl-$k.csv" 2> "$dir/ncu02/ncu-$impl-$k.log"
+        done
+      done ;;
+    ncu03)
+      # The runners the verdict phase kept (GPULAB_KEEP_HANDINS), found by their source; the reference's own.
+      subs=grader/tests/submissions/03-bank-conflicts
+      for f in "$subs/stub/transpose.cu" "$subs/unpadded_tile.cu" "$subs/swizzled.cu" solution; do
+        name="$(basename "$f" .cu)"; runner=""
+        if [[ "$f" == solution ]]; then runner=build/cuda/grader/labs/03-bank-conflicts/lab-03-bank-conflicts-solution
+        else
+          for d in build/cuda/handins/03-bank-conflicts-submission-*; do
+            cmp -s "$d/src/transpose.cu" "$f" && [[ -x "$d/runner" ]] && { runner="$d/runner"; break; }
+          done
+        fi
+        [[ -n "$runner" ]] || { echo "$name: no runner kept" >> "$dir/ncu03/missing"; continue; }
+        timeout 240 ncu --metrics "$ncu_metrics_03" --kernel-name regex:'transpose|tiled' --launch-count 2 --csv "$runner" \
+          --rubric grader/labs/03-bank-conflicts/rubric.ini --gtest_filter='performance.bandwidth_vs_copy' \
+          > "$dir/ncu03/ncu-$name.csv" 2> "$dir/ncu03/ncu-$name.log"
+      done ;;
+    probe02) probe probe02 tools/probes/aos_soa_variants.cu ;;
+    probe03) probe probe03 tools/probes/transpose_variants.cu ;;
+    probe04) probe probe04 tools/probes/reduce_variants.cu ;;
+    *) echo "unknown phase $phase" > "$dir/$phase/error"; false ;;
   esac
   echo "$(date +%T) end $phase exit $? $(( $(date +%s) - t0 )) s" >> "$dir/progress"
 done
