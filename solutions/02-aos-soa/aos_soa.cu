@@ -45,13 +45,28 @@ __global__ void soa_to_aos_tiled(const float4* __restrict__ soa, float4* __restr
   for (int k = threadIdx.x; k < 4 * count; k += blockDim.x) dst[k] = tile[k % 4][k / 4];
 }
 
-// Positions only: the first array, one float4 per thread, consecutive.
+// Positions only: the first array. Each block covers kPerThread * kThreads consecutive particles;
+// thread t takes t, t + kThreads, ... of them (every load still one 512-byte request per warp) and
+// issues all its loads before the first use, so that four 16-byte loads per thread are in flight
+// at once. One particle per thread reached 0.948 of the copy kernel on the H200, four 0.989
+// (docs/results/lab02-h200.md, tools/probes/aos_soa_variants.cu).
+constexpr int kPerThread = 4;
+
 __global__ void distances_soa(const float4* __restrict__ position, int n, float4 c, float* __restrict__ dist2) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const float4 q = position[i];
-  const float dx = q.x - c.x, dy = q.y - c.y, dz = q.z - c.z;
-  dist2[i] = dx * dx + dy * dy + dz * dz;
+  const long long first = static_cast<long long>(blockIdx.x) * kThreads * kPerThread + threadIdx.x;
+  float4 q[kPerThread];
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    const long long i = first + static_cast<long long>(k) * kThreads;
+    if (i < n) q[k] = position[i];
+  }
+#pragma unroll
+  for (int k = 0; k < kPerThread; ++k) {
+    const long long i = first + static_cast<long long>(k) * kThreads;
+    if (i >= n) break;
+    const float dx = q[k].x - c.x, dy = q[k].y - c.y, dz = q[k].z - c.z;
+    dist2[i] = dx * dx + dy * dy + dz * dz;
+  }
 }
 
 // Every field: four coalesced loads and four coalesced stores per thread.
@@ -92,7 +107,7 @@ void particles_from_layout(const float4* store, Particle* aos, int n) {
 }
 
 void particle_distances(const float4* store, int n, float4 c, float* dist2) {
-  distances_soa<<<blocks_for(n, kThreads), kThreads>>>(store, n, c, dist2);
+  distances_soa<<<blocks_for(n, kThreads * kPerThread), kThreads>>>(store, n, c, dist2);
 }
 
 void particle_step(float4* store, int n, float dt) {

@@ -66,7 +66,9 @@ for phase in "$@"; do
   t0=$(date +%s)
   echo "$(date +%T) start $phase" >> "$dir/progress"
   case "$phase" in
-    build) { nvidia-smi; cmake --preset cuda && cmake --build build/cuda -j "$(nproc)"; } > "$dir/build/build.log" 2>&1 ;;
+    build)  # the cuda preset, and the emulator tree of the portability check (no clang here: g++)
+      { nvidia-smi; cmake --preset cuda && cmake --build build/cuda -j "$(nproc)" &&
+          cmake --preset emu-gcc && cmake --build build/emu-gcc -j "$(nproc)" --target gpulab-grade; } > "$dir/build/build.log" 2>&1 ;;
     lab04) GPULAB_VERDICTS=0 OUT="$dir/lab04" bash tools/device/h200-lab04.sh > "$dir/lab04/summary.txt" 2>&1 ;;
     lab05) GPULAB_VERDICTS=0 OUT="$dir/lab05" bash tools/device/h200-lab05.sh > "$dir/lab05/summary.txt" 2>&1 ;;
     class) GPULAB_BACKEND=cuda bash tools/results/class-gpu.sh "$dir/class/run" 4 > "$dir/class/summary.txt" 2>&1 ;;
