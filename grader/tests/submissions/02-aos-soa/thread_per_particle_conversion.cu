@@ -7,6 +7,8 @@
 // expect[emu]: performance.positions_only_bytes_used pass
 // expect[emu]: performance.all_fields_bytes_used pass
 // expect[emu]: performance fail "0.667 bytes used per byte moved"
+// expect[cuda]: performance.conversion_bandwidth fail "of the copy bandwidth"
+// expect[cuda]: performance.positions_only_bandwidth pass
 #include "aos_soa.hpp"
 
 namespace {
