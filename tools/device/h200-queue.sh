@@ -10,9 +10,11 @@
 # A polling call (each under the device's 10-minute limit, issued as soon as the last returns, so
 # the machine stays held) sleeps, prints DIR/progress and packs the logs into $OUT:
 #   sleep 540; cat /tmp/gl/progress; tar czf $OUT/gl.tgz --exclude=src --exclude='*/bin' -C /tmp gl
-# Times seen on the H200 (2026-11-30): build 35 s, lab04 797 s, lab05 126 s, class 394 s, a lab 04
+# Times seen on the H200 (2026-11-30): build 35-40 s, lab04 797 s, lab05 126 s, class 394 s, a lab 04
 # verdict test ~70 s (before the GPU grade ran its portability check and the four sanitizer tools
-# alongside the rest; each report now has the seconds per phase).
+# alongside the rest; each report now has the seconds per phase); later: verdicts:02,03,05 455 s
+# for 38 hand-ins (a lab 03 grade's own run ~17 s, lab 04's ~34 s: its 2^28 inputs), calibrate02
+# 74 s, calibrate03 102 s, ncu02 79 s, probes 10-40 s each.
 # Phases:
 #   build                 the cuda preset, every target
 #   lab04 | lab05         tools/device/h200-lab04.sh | h200-lab05.sh without their verdict suites
