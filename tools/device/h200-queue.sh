@@ -107,6 +107,7 @@ for phase in "$@"; do
     probe04) probe probe04 tools/probes/reduce_variants.cu ;;
     *) echo "unknown phase $phase" > "$dir/$phase/error"; false ;;
   esac
-  echo "$(date +%T) end $phase exit $? $(( $(date +%s) - t0 )) s" >> "$dir/progress"
+  status=$?  # before any command substitution below replaces $?
+  echo "$(date +%T) end $phase exit $status $(( $(date +%s) - t0 )) s" >> "$dir/progress"
 done
 echo "$(date +%T) all done" >> "$dir/progress"
