@@ -23,6 +23,8 @@
 #                         overlap; the GPU lock keeps timed runs apart); every report is kept in
 #                         DIR/PHASE/reports (GPULAB_VERDICT_REPORTS); the hand-ins' runners stay in
 #                         build/cuda/handins (GPULAB_KEEP_HANDINS) for ncu03
+#   grade:NN:FILE         ./gpulab grade NN --submission FILE (report.txt, report.json); the phase's
+#                         directory is DIR/grade:NN:FILE with the file's slashes
 #   calibrateNN           ./gpulab calibrate NN (the reference, 3 runs: ratios, and "passes three
 #                         runs in a row")
 #   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
@@ -76,6 +78,9 @@ for phase in "$@"; do
     class) GPULAB_BACKEND=cuda bash tools/results/class-gpu.sh "$dir/class/run" 4 > "$dir/class/summary.txt" 2>&1 ;;
     verdicts:*) verdicts "$phase" "${phase#verdicts:}" ;;
     calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
+    grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/5_wide_tile.cu
+      spec="${phase#grade:}"; lab="${spec%%:*}"; file="${spec#*:}"; mkdir -p "$dir/$phase"
+      ./gpulab grade "$lab" --submission "$file" --json "$dir/$phase/report.json" > "$dir/$phase/report.txt" 2>&1 ;;
     ncu02)
       # Each kernel of the pipeline on its own (the grader's AoS baseline, lab02_distances_aos, is left out).
       for impl in stub solution; do
