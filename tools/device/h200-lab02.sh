@@ -3,7 +3,8 @@
 # reference three times (the spread), the stub, and the hot/cold and thread-per-particle
 # submissions (the intermediate versions that place the threshold), prints the calibration, and
 # profiles the AoS and SoA kernels with Nsight Compute (DRAM and L2 traffic: the 4x-vs-3x
-# question of the lesson). Logs go to $OUT (or ./out). Not yet run: docs/results/lab02-h200.md.
+# question of the lesson). Logs go to $OUT (or ./out). Results: docs/results/lab02-h200.md (the
+# queue's phases probe02, verdicts:02, calibrate02 and ncu02 do the same in one lease).
 # Usage (from the repository root): bash tools/device/h200-lab02.sh
 set -uo pipefail
 out="${OUT:-$PWD/out}"
