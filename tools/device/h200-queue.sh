@@ -29,6 +29,8 @@
 #                         runs in a row")
 #   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
 #   probe02|probe03|probe04  tools/probes/{aos_soa,transpose,reduce}_variants.cu
+#   probe05:N             tools/device/lab05_probes.cu at N particles (e.g. 8388608: the state
+#                         beyond the L2, where the indirection's scattered reads come from DRAM)
 set -uo pipefail
 dir="$1"; shift
 mkdir -p "$dir"
@@ -111,6 +113,10 @@ for phase in "$@"; do
     probe02) probe probe02 tools/probes/aos_soa_variants.cu ;;
     probe03) probe probe03 tools/probes/transpose_variants.cu ;;
     probe04) probe probe04 tools/probes/reduce_variants.cu ;;
+    probe05:*)  # probe05:N: lab 05's probes (tools/device/lab05_probes.cu) at N particles
+      mkdir -p "$dir/$phase/bin"
+      nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/05-particle-reorder -Icommon/include -Igrader/common -o "$dir/$phase/bin/probe" tools/device/lab05_probes.cu \
+        > "$dir/$phase/build.log" 2>&1 && timeout 300 "$dir/$phase/bin/probe" "${phase#probe05:}" > "$dir/$phase/probes.tsv" 2>&1 ;;
     *) echo "unknown phase $phase" > "$dir/$phase/error"; false ;;
   esac
   status=$?  # before any command substitution below replaces $?
