@@ -15,7 +15,10 @@ const char* backend() { return "emu"; }
 DeviceInfo device_info() {
   DeviceInfo d;
   d.name = "gpulab CPU emulator";
-  d.multiprocessors = emu::workers();
+  // A fixed count, as an H100/H200 (132 SMs), whatever the worker threads: code that sizes its
+  // grid or picks its tiles by the SM count must take the same path on every machine, or an
+  // emulator grade would depend on the student's number of cores.
+  d.multiprocessors = 132;
   d.warp_size = emu::warp_size();
   d.l2_bytes = 0;
   d.shared_per_block = 48 * 1024;

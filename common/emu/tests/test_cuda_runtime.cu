@@ -193,7 +193,7 @@ TEST_F(CudaRuntime, DevicePropertiesAreTheEmulators) {
   EXPECT_EQ(prop.sharedMemPerBlock, 48u * 1024);
   EXPECT_EQ(prop.sharedMemPerBlockOptin, 227u * 1024);
   EXPECT_EQ(prop.maxThreadsPerBlock, 1024);
-  EXPECT_EQ(prop.multiProcessorCount, emu::workers());
+  EXPECT_EQ(prop.multiProcessorCount, 132);  // fixed: not the worker threads (host_emu.cpp)
   EXPECT_EQ(prop.totalGlobalMem, emu::device_memory_bytes());
   EXPECT_GT(prop.clockRate, 0);
   EXPECT_EQ(prop.major, 9);
