@@ -335,6 +335,39 @@ def lab04_warp64_error(rows, plt):
     return fig
 
 
+def fraction_of_copy_bars(rows, plt, group_column, title):
+    """Grouped bars: fraction of the copy kernel's bandwidth, one group per `group_column` value
+    (a call, a matrix shape), one bar per version; the copy kernel is the line at 1."""
+    groups = distinct(rows, group_column)
+    versions = distinct(rows, "version")
+    value = {(r["version"], r[group_column]): float(r["fraction_of_copy"]) for r in rows}
+    fig, ax = plt.subplots(figsize=(8.5, 3.8))
+    width = 0.8 / len(versions)
+    for j, version in enumerate(versions):
+        xs = [i - 0.4 + width * (j + 0.5) for i, g in enumerate(groups) if (version, g) in value]
+        ys = [value[(version, g)] for g in groups if (version, g) in value]
+        ax.bar(xs, ys, width, label=version)
+        for x, y in zip(xs, ys):
+            ax.text(x, y + 0.02, f"{y:.2f}", ha="center", va="bottom", fontsize=6)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, fontsize=8)
+    ax.set_ylim(0, 1.25)
+    ax.set_ylabel("fraction of the copy kernel's bandwidth")
+    ax.axhline(1.0, color="grey", linewidth=0.5)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def lab02_h200(rows, plt):
+    return fraction_of_copy_bars(rows, plt, "call", "Lab 02 on the H200: each call of the pipeline, 8M particles")
+
+
+def lab03_h200(rows, plt):
+    return fraction_of_copy_bars(rows, plt, "shape", "Lab 03 on the H200: the transposes, 256 MiB matrices")
+
+
 FIGURES = [
     # (table under docs/results, SVG under docs/figures, function)
     ("lab01-h200.tsv", "lab01-bandwidth.svg", lab01_bandwidth),
@@ -345,6 +378,8 @@ FIGURES = [
     ("sgemm-h200-ladder.tsv", "lab06-roofline.svg", sgemm_roofline),
     ("lab04-emu.tsv", "lab04-shared-work.svg", lab04_shared_work),
     ("lab04-warp64.tsv", "lab04-warp64-error.svg", lab04_warp64_error),
+    ("lab02-h200.tsv", "lab02-h200.svg", lab02_h200),
+    ("lab03-h200.tsv", "lab03-h200.svg", lab03_h200),
 ]
 
 
