@@ -28,6 +28,7 @@
 #   calibrateNN           ./gpulab calibrate NN (the reference, 3 runs: ratios, and "passes three
 #                         runs in a row")
 #   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
+#   ncu05                 Nsight Compute on lab 05's reorder: the reference's gather, the scatter hand-in
 #   probe02|probe03|probe04  tools/probes/{aos_soa,transpose,reduce}_variants.cu
 #   probe05:N             tools/device/lab05_probes.cu at N particles (e.g. 8388608: the state
 #                         beyond the L2, where the indirection's scattered reads come from DRAM)
@@ -109,6 +110,21 @@ for phase in "$@"; do
         timeout 240 ncu --metrics "$ncu_metrics_03" --kernel-name regex:'transpose|tiled' --launch-count 2 --csv "$runner" \
           --rubric grader/labs/03-bank-conflicts/rubric.ini --gtest_filter='performance.bandwidth_vs_copy' \
           > "$dir/ncu03/ncu-$name.csv" 2> "$dir/ncu03/ncu-$name.log"
+      done ;;
+    ncu05)
+      # The reorder as the hardware counts it: the reference's gather and the scatter hand-in (its
+      # runner kept by a verdicts phase that ran lab 05), DRAM bytes and L1 sectors per request.
+      m=dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,gpu__time_duration.sum
+      f=grader/tests/submissions/05-particle-reorder/scatter_reorder.cu; runner=""
+      for d in build/cuda/handins/05-particle-reorder-submission-*; do
+        head -1 "$d/src/particle_reorder.cu" 2>/dev/null | grep -qF "\"$(realpath "$f")\"" && [[ -x "$d/runner" ]] && { runner="$d/runner"; break; }
+      done
+      for r in build/cuda/grader/labs/05-particle-reorder/lab-05-particle-reorder-solution "$runner"; do
+        [[ -x "$r" ]] || { echo "no runner: $r" >> "$dir/ncu05/missing"; continue; }
+        name=$([[ "$r" == *solution ]] && echo solution || echo scatter_reorder)
+        timeout 240 ncu --metrics "$m" --kernel-name regex:'gather' --launch-count 2 --csv "$r" \
+          --rubric grader/labs/05-particle-reorder/rubric.ini --gtest_filter='performance.reorder_bandwidth_vs_copy' \
+          > "$dir/ncu05/ncu-$name.csv" 2> "$dir/ncu05/ncu-$name.log"
       done ;;
     probe02) probe probe02 tools/probes/aos_soa_variants.cu ;;
     probe03) probe probe03 tools/probes/transpose_variants.cu ;;
