@@ -26,6 +26,12 @@ std::atomic<bool> g_active{false};
 /// Bitmaps of the allocations that watched launches could touch, by allocation start.
 std::map<std::uintptr_t, std::unique_ptr<WatchBits>> g_bits;
 std::atomic<long long> g_launches{0}, g_load_sectors{0}, g_store_sectors{0}, g_barriers{0}, g_shuffles{0};
+/// Per watched launch: blocks, threads per block, and the sector count when it began (launches
+/// run one after another, so a launch's sectors are the difference to the next one's start).
+struct ShapeStart {
+  long long blocks, threads, sectors_before;
+};
+std::vector<ShapeStart> g_shapes;  // g_mutex
 std::vector<HostWrite> g_writes;
 /// Host code's direct accesses: (return address, store) -> count.
 std::map<std::pair<std::uintptr_t, bool>, long long> g_host;
@@ -67,6 +73,7 @@ void begin_watch() {
   std::lock_guard<std::mutex> lock(g_mutex);
   g_bits.clear();
   g_launches = 0;
+  g_shapes.clear();
   g_load_sectors = 0;
   g_store_sectors = 0;
   g_barriers = 0;
@@ -84,6 +91,16 @@ std::size_t kernel_written_bytes(const void* p, std::size_t bytes) { return kern
 long long kernel_load_sectors() { return g_load_sectors.load(); }
 long long kernel_store_sectors() { return g_store_sectors.load(); }
 long long kernel_launches() { return g_launches.load(); }
+std::vector<LaunchShape> launch_shapes() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  std::vector<LaunchShape> out;
+  const long long total = g_load_sectors.load() + g_store_sectors.load();
+  for (std::size_t i = 0; i < g_shapes.size(); ++i) {
+    const long long end = i + 1 < g_shapes.size() ? g_shapes[i + 1].sectors_before : total;
+    out.push_back({g_shapes[i].blocks, g_shapes[i].threads, end - g_shapes[i].sectors_before});
+  }
+  return out;
+}
 long long kernel_barriers() { return g_barriers.load(); }
 long long kernel_shuffles() { return g_shuffles.load(); }
 
@@ -170,6 +187,9 @@ void watch_begin_launch(Launch& L) {
   std::lock_guard<std::mutex> lock(g_mutex);
   L.watched = true;
   ++g_launches;
+  g_shapes.push_back({static_cast<long long>(L.grid.x) * L.grid.y * L.grid.z,
+                      static_cast<long long>(L.block.x) * L.block.y * L.block.z,
+                      g_load_sectors.load() + g_store_sectors.load()});
   L.watch_bits.clear();
   for (const auto& [base, bytes] : L.allocations) {
     std::unique_ptr<WatchBits>& wb = g_bits[base];

@@ -161,6 +161,29 @@ TEST_P(Watch, TrafficIsTheMetricsSectorsAndLaunchesAreCounted) {
   EXPECT_EQ(emu::kernel_store_sectors(), stores);
 }
 
+TEST_P(Watch, EachLaunchShapeAndItsSectorsAreRecordedInOrder) {
+  REQUIRE_TRACING();
+  WorkerCount workers(4);  // the sectors of a launch come from blocks on several workers
+  const int n = 4096;
+  DeviceBuffer<float> in(std::vector<float>(n, 3.0f)), out(n);
+  emu::begin_watch();
+  launch(copy_floats, n / 128, 128, 0, in.data(), out.data(), n);      // 32 blocks of 128
+  launch(copy_floats, 1, 256, 0, in.data(), out.data(), 256);           // 1 block, 256 floats
+  emu::end_watch();
+  const std::vector<emu::LaunchShape> shapes = emu::launch_shapes();
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_EQ(shapes[0].blocks, 32);
+  EXPECT_EQ(shapes[0].threads_per_block, 128);
+  EXPECT_EQ(shapes[0].sectors, 2 * n * 4 / 32);  // its loads and stores
+  EXPECT_EQ(shapes[1].blocks, 1);
+  EXPECT_EQ(shapes[1].threads_per_block, 256);
+  EXPECT_EQ(shapes[1].sectors, 2 * 256 * 4 / 32);
+  EXPECT_EQ(shapes[0].sectors + shapes[1].sectors, emu::kernel_load_sectors() + emu::kernel_store_sectors());
+  emu::begin_watch();
+  EXPECT_TRUE(emu::launch_shapes().empty()) << "a new watch starts with no launches";
+  emu::end_watch();
+}
+
 TEST_P(Watch, BarriersAndShufflesAreCountedPerBlockAndPerWarp) {
   // Counted in every build (they need no access tracing).
   const int warp = GetParam(), blocks = 3, threads = 128, warps = threads / warp;

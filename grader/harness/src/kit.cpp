@@ -182,6 +182,9 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   ev["store_sectors"] = emu::kernel_store_sectors();
   ev["barriers"] = emu::kernel_barriers();
   ev["shuffles"] = emu::kernel_shuffles();
+  json shapes = json::array();
+  for (const auto& l : emu::launch_shapes()) shapes.push_back({l.blocks, l.threads_per_block, l.sectors});
+  ev["launch_shapes"] = shapes;
   json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array(),
        changed = json::array();
   for (const auto& i : ins) read.push_back(i.bytes ? emu::kernel_read_bytes(i.device, i.bytes) : 0);
@@ -411,6 +414,9 @@ bool Call::run(const std::function<void()>& code_under_test) {
   E.store_sectors = ev.value("store_sectors", 0LL);
   E.barriers = ev.value("barriers", 0LL);
   E.shuffles = ev.value("shuffles", 0LL);
+  for (const auto& l : ev.value("launch_shapes", json::array()))
+    if (l.is_array() && l.size() == 3 && l[0].is_number_integer() && l[1].is_number_integer() && l[2].is_number_integer())
+      E.launch_shapes.push_back({l[0].get<long long>(), l[1].get<long long>(), l[2].get<long long>()});
   E.input_bytes_read = ev.value("input_bytes_read", std::vector<std::uint64_t>{});
   E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
   const auto changed = ev.value("output_bytes_changed", std::vector<std::uint64_t>{});

@@ -335,6 +335,41 @@ TEST(performance, shared_memory_work) {
     note(os.str());
 }
 
+TEST(performance, spreads_over_the_gpu) {
+  // A memory-bound sum needs every multiprocessor reading: the launch that moves most of the
+  // call's bytes must have at least one block per SM of the modelled GPU (an H200: 132). The
+  // emulator's per-request metrics cannot see this; a single block of 1024 threads passes them
+  // and runs at 0.003 of CUB on the H200 (docs/results/verdict-agreement.md).
+  const double min_blocks = rubric().number("performance.emu", "min_blocks_busiest_launch");
+  const long long n = emu_size();
+  kit::Call call(at(n, "measured"));
+  if (!measured_call(call)) return;
+  const auto& shapes = call.evidence().launch_shapes;
+  long long total = 0;
+  const kit::Evidence::Launch* busiest = nullptr;
+  for (const auto& l : shapes) {
+    total += l.sectors;
+    if (!busiest || l.sectors > busiest->sectors) busiest = &l;
+  }
+  if (!busiest) {
+    not_measured("the emulator recorded no launch shapes for the call");
+    return;
+  }
+  std::ostringstream os;
+  os.precision(3);
+  os << at(n, "measured") << ": " << shapes.size() << " launch(es); the one that moves the most global sectors ("
+     << busiest->sectors << " of " << total << ") has " << busiest->blocks << " block(s) of " << busiest->threads_per_block
+     << " threads";
+  info("busiest_launch_blocks", std::to_string(busiest->blocks));
+  record(static_cast<double>(busiest->blocks), min_blocks, "blocks in the busiest launch");
+  if (static_cast<double>(busiest->blocks) < min_blocks)
+    ADD_FAILURE() << os.str() << ": at most " << busiest->blocks << " of an H200's 132 multiprocessors work on it (at least "
+                  << min_blocks << " blocks expected)\n  hint: launch enough blocks to fill the GPU (a few per SM) and let"
+                     " each thread loop over many elements (README, \"Step 3: many elements per thread\", How many blocks?)";
+  else
+    note(os.str());
+}
+
 #elif defined(GPULAB_LAB04_VENDOR_BASELINE)
 
 /// The grader's baseline on the same input: cub::DeviceReduce::Sum (cub_baseline.cu, cuda) or

@@ -52,6 +52,11 @@ struct Evidence {
   long long store_sectors = 0;      ///< ... and stores
   long long barriers = 0;           ///< block-wide barriers completed (one per block and barrier)
   long long shuffles = 0;           ///< warp shuffles (one per warp and shuffle)
+  /// Each launch of the call, in order: blocks, threads per block, global sectors it moved.
+  struct Launch {
+    long long blocks = 0, threads_per_block = 0, sectors = 0;
+  };
+  std::vector<Launch> launch_shapes;
   std::vector<std::uint64_t> input_bytes_read;     ///< per input: distinct bytes kernels read
   std::vector<std::uint64_t> output_bytes_written; ///< per output: distinct bytes kernels wrote
   std::vector<std::string> host_writes;   ///< "copy_to_device into sums at row_sum.cu:20", ...

@@ -1,9 +1,13 @@
 // One block of 1024 threads walks the whole array (grid-stride with a grid of one), shuffles,
 // and writes *result: correct, and on the emulator its loads and shared traffic look as good as
-// the reference's. But it runs on one SM of the GPU: the emulator counts accesses, not
-// parallelism, so only a GPU grade catches it (the lesson's "What each back-end can see").
+// the reference's. But it runs on one SM of the GPU: the emulator's per-request counts pass it;
+// its record of each launch's grid fails it (performance.spreads_over_the_gpu), and a GPU grade's
+// timing does (the lesson's "What each back-end can see").
+// expect[emu]: lab fail
 // expect[emu]: correctness pass
-// expect[emu]: performance pass
+// expect[emu]: performance.coalesced_loads pass
+// expect[emu]: performance.shared_memory_work pass
+// expect[emu]: performance.spreads_over_the_gpu fail "at most 1 of an H200's 132 multiprocessors"
 // expect[cuda]: lab fail
 // expect[cuda]: performance fail "of the vendor library's speed"
 #include "gpulab/gpu.hpp"

@@ -68,6 +68,13 @@ long long kernel_load_sectors();
 long long kernel_store_sectors();
 /// Kernel launches that ran (at least one block) during the watch.
 long long kernel_launches();
+/// Each watched launch, in order: its blocks, threads per block, and the global sectors (loads +
+/// stores, as counted above) its kernel moved. How many blocks carry the bulk of a call's traffic
+/// is what decides whether it can use a whole GPU (one block per multiprocessor at least).
+struct LaunchShape {
+  long long blocks = 0, threads_per_block = 0, sectors = 0;
+};
+std::vector<LaunchShape> launch_shapes();
 /// Block-wide barriers (__syncthreads and its _count/_and/_or forms) completed during the watch,
 /// one per block per barrier, and warp shuffles (__shfl*_sync), one per warp per shuffle: what
 /// a reduction's combining costs besides memory. Counted in every build.
