@@ -11,6 +11,7 @@ case when GPULAB_VERDICT_REPORTS is set). The H200's comes, in this order of pre
      lab 04's graded versions in docs/results/lab04-h200/lab04-*.txt);
   2. the hand-in's own `expect` line for performance (untagged or [cuda]), for labs whose verdict
      suite passed on the H200 (the result pages say when): the line is then what the H200 gave;
+     not for a file that says its cuda lines are "not yet graded on a GPU" (added since);
   3. otherwise: no H200 verdict known (listed as such, never guessed).
 A performance verdict is "pass" (every performance check passed), "fail" (one failed on speed or
 its metric), or "not graded" (a correctness or sanitizer check failed, so speed earns nothing: the
@@ -88,6 +89,8 @@ def expected_performance(source):
     try:
         text = open(source, errors="replace").read()
     except OSError:
+        return None
+    if "not yet graded on a GPU" in text:  # its cuda lines are a prediction: no H200 verdict
         return None
     verdict, broken = None, False
     for m in re.finditer(r"^// expect(?:\[(\w+)\])?: (\S+) (pass|fail)", text, re.M):
