@@ -27,31 +27,40 @@ def distinct(rows, column):
     return list(dict.fromkeys(r[column] for r in rows))
 
 
-def lab02_bytes_used(rows, plt):
-    """Grouped bars: bytes used per byte moved, one group per kernel, one bar per layout."""
-    kernels = distinct(rows, "kernel")
-    layouts = distinct(rows, "layout")
-    value = {(r["layout"], r["kernel"]): float(r["bytes_used_per_byte_moved"]) for r in rows}
-    fig, ax = plt.subplots(figsize=(8, 3.6))
-    width = 0.8 / len(layouts)
-    for j, layout in enumerate(layouts):
+def grouped_bars(rows, plt, group_column, series_column, value_column, *, ylabel, title, ylim,
+                 figsize=(8, 3.6), value_fontsize=7, legend_columns=None, legend_offset=-0.14):
+    """Grouped bars: one group per value of `group_column` (in table order), one bar per value of
+    `series_column`, each labelled with its value; a grey line at 1."""
+    groups = distinct(rows, group_column)
+    series = distinct(rows, series_column)
+    value = {(r[series_column], r[group_column]): float(r[value_column]) for r in rows}
+    fig, ax = plt.subplots(figsize=figsize)
+    width = 0.8 / len(series)
+    for j, name in enumerate(series):
         xs, ys = [], []
-        for i, k in enumerate(kernels):
-            if (layout, k) in value:
+        for i, g in enumerate(groups):
+            if (name, g) in value:
                 xs.append(i - 0.4 + width * (j + 0.5))
-                ys.append(value[(layout, k)])
-        bars = ax.bar(xs, ys, width, label=layout)
+                ys.append(value[(name, g)])
+        ax.bar(xs, ys, width, label=name)
         for x, y in zip(xs, ys):
-            ax.text(x, y + 0.02, f"{y:.2f}", ha="center", va="bottom", fontsize=7)
-    ax.set_xticks(range(len(kernels)))
-    ax.set_xticklabels(kernels, fontsize=8)
-    ax.set_ylim(0, 1.15)
-    ax.set_ylabel("bytes used per byte moved")
+            ax.text(x, y + 0.02, f"{y:.2f}", ha="center", va="bottom", fontsize=value_fontsize)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, fontsize=8)
+    ax.set_ylim(0, ylim)
+    ax.set_ylabel(ylabel)
     ax.axhline(1.0, color="grey", linewidth=0.5)
-    ax.set_title("Lab 02 on the emulator: 32-byte sectors per warp-wide request, n = 32768", fontsize=9)
-    ax.legend(fontsize=7, ncol=len(layouts), loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, ncol=legend_columns or len(series), loc="upper center",
+              bbox_to_anchor=(0.5, legend_offset), frameon=False)
     fig.tight_layout()
     return fig
+
+
+def lab02_bytes_used(rows, plt):
+    """Grouped bars: bytes used per byte moved, one group per kernel, one bar per layout."""
+    return grouped_bars(rows, plt, "kernel", "layout", "bytes_used_per_byte_moved", ylabel="bytes used per byte moved",
+                        ylim=1.15, title="Lab 02 on the emulator: 32-byte sectors per warp-wide request, n = 32768")
 
 
 def lab05_density_and_reorder(rows, plt):
@@ -338,26 +347,8 @@ def lab04_warp64_error(rows, plt):
 def fraction_of_copy_bars(rows, plt, group_column, title):
     """Grouped bars: fraction of the copy kernel's bandwidth, one group per `group_column` value
     (a call, a matrix shape), one bar per version; the copy kernel is the line at 1."""
-    groups = distinct(rows, group_column)
-    versions = distinct(rows, "version")
-    value = {(r["version"], r[group_column]): float(r["fraction_of_copy"]) for r in rows}
-    fig, ax = plt.subplots(figsize=(8.5, 3.8))
-    width = 0.8 / len(versions)
-    for j, version in enumerate(versions):
-        xs = [i - 0.4 + width * (j + 0.5) for i, g in enumerate(groups) if (version, g) in value]
-        ys = [value[(version, g)] for g in groups if (version, g) in value]
-        ax.bar(xs, ys, width, label=version)
-        for x, y in zip(xs, ys):
-            ax.text(x, y + 0.02, f"{y:.2f}", ha="center", va="bottom", fontsize=6)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups, fontsize=8)
-    ax.set_ylim(0, 1.25)
-    ax.set_ylabel("fraction of the copy kernel's bandwidth")
-    ax.axhline(1.0, color="grey", linewidth=0.5)
-    ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.1), frameon=False)
-    fig.tight_layout()
-    return fig
+    return grouped_bars(rows, plt, group_column, "version", "fraction_of_copy", ylabel="fraction of the copy kernel's bandwidth",
+                        ylim=1.25, title=title, figsize=(8.5, 3.8), value_fontsize=6, legend_columns=3, legend_offset=-0.1)
 
 
 def lab02_h200(rows, plt):
