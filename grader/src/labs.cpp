@@ -477,10 +477,11 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   // A GPU grade's emulator run (the portability check; on rocm the sanitizer too) needs no GPU:
   // it starts now and goes on while the hand-in is built and run on the GPU. Declared after
   // `cleanup`, so that an early return waits for it before the work directory goes.
+  // (The times first: the run writes emu_done, so it must outlive the future that waits for it.)
+  std::chrono::steady_clock::time_point emu_started, emu_done;
   std::shared_future<nlohmann::json> emu;
   const bool needs_emulator = opt.backend != "emu" && (rubric.number_or("points", "portability", 0) > 0 ||
                                                        (gpu_sanitizer && opt.backend != "cuda"));
-  std::chrono::steady_clock::time_point emu_started, emu_done;
   if (needs_emulator) {
     fs::create_directories(work);
     emu_started = std::chrono::steady_clock::now();
