@@ -591,8 +591,10 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     if (!proc.ok()) {
       // Say how the code under test ended, once, on the check it stopped in.
       std::string why = proc.timed_out
-                            ? "\n  hint: an infinite loop, or a thread spinning on a value another block or thread"
-                              " never writes (there is no ordering between blocks)."
+                            ? "\n  hint: an infinite loop, a thread spinning on a value another block or thread"
+                              " never writes (there is no ordering between blocks), or work far slower than a GPU"
+                              " kernel (a loop on the host, a copy or a synchronisation per call) at the largest"
+                              " size the check names."
                             : (tail.empty() ? "" : "\n" + tail);
       for (auto& c : r.checks)
         if (!c.passed && c.name.size() >= suffix.size() &&

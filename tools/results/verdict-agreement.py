@@ -34,7 +34,8 @@ SUITE_PASSED_ON_H200 = {
 # Kept H200 reports of lab 04 (graded one by one, not by the suite): report file -> case stem.
 LAB04_REPORTS = {"lab04-student.txt": "student", "lab04-solution-1.txt": "solution",
                  "lab04-2_sequential_tree.txt": "2_sequential_tree",
-                 "lab04-chunk_per_thread.txt": "chunk_per_thread", "lab04-single_block.txt": "single_block"}
+                 "lab04-chunk_per_thread.txt": "chunk_per_thread", "lab04-single_block.txt": "single_block",
+                 "lab04-3_wide_blocks.txt": "3_wide_blocks"}
 
 
 def emu_verdict(path):

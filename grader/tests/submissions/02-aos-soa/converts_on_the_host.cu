@@ -1,13 +1,12 @@
 // The conversion done by the host: copy the particles back, rearrange them, copy the store up.
 // The emulator sees that no kernel ran; on a GPU the results are right and only the time shows
 // it: the GPU grade times the conversions against a copy kernel (performance.conversion_bandwidth),
-// and the round trip through the host's memory and a host loop is far below it (not yet run on
-// the H200: this cuda expectation is the arithmetic's, ~50 ms against ~0.26 ms).
+// and the round trip through the host's memory and a host loop is far below it: 0.0004 of the
+// copy bandwidth on the H200 (2026-12-01, docs/results/lab02-h200/verdicts-cuda/).
 // expect[emu]: lab fail
 // expect[emu]: correctness fail "must be computed by kernels on the device"
 // expect[cuda]: lab fail
 // expect[cuda]: performance.conversion_bandwidth fail "of the copy bandwidth"
-// (the cuda lines are predicted from measurements of the same design: not yet graded on a GPU)
 #include <vector>
 #include "aos_soa.hpp"
 
