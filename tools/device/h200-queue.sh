@@ -81,7 +81,7 @@ for phase in "$@"; do
     class) GPULAB_BACKEND=cuda bash tools/results/class-gpu.sh "$dir/class/run" 4 > "$dir/class/summary.txt" 2>&1 ;;
     verdicts:*) verdicts "$phase" "${phase#verdicts:}" ;;
     calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
-    grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/5_wide_tile.cu
+    grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/4_swizzled.cu
       spec="${phase#grade:}"; lab="${spec%%:*}"; file="${spec#*:}"; mkdir -p "$dir/$phase"
       ./gpulab grade "$lab" --submission "$file" --json "$dir/$phase/report.json" > "$dir/$phase/report.txt" 2>&1 ;;
     ncu02)
