@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -27,11 +28,36 @@ using nlohmann::json;
 namespace gpulab::grade::kit {
 namespace {
 
-std::uint64_t fnv1a(const void* data, std::size_t n) {
+/// A digest of an input's bytes, to see whether a call changed them: four independent 64-bit
+/// lanes of multiply-and-rotate over 8-byte words, then the last words and bytes and a final mix of
+/// the lanes and the length. A GiB takes 0.13 s on a 2-core machine like CI's, where byte-wise
+/// FNV-1a took 1.2 s; every input is digested before its call (runner and judge) and after it
+/// (tools/results/lab04-host-bench.py measures both).
+std::uint64_t content_hash(const void* data, std::size_t n) {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t h = 1469598103934665603ull;
-  for (std::size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
+  std::uint64_t h[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0xA4093822299F31D0ull, 0x082EFA98EC4E6C89ull};
+  auto mix = [](std::uint64_t x, std::uint64_t w) {
+    x = (x ^ w) * kMul;
+    return (x << 29) | (x >> 35);
+  };
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      h[k] = mix(h[k], w);
+    }
+  for (int k = 0; i + 8 <= n; i += 8, ++k) {  // up to 3 more whole words
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h[k] = mix(h[k], w);
+  }
+  std::uint64_t tail = 0;  // the last 0-7 bytes
+  for (; i < n; ++i) tail = (tail << 8) | p[i];
+  std::uint64_t out = mix(mix(mix(mix(h[0], h[1]), h[2]), h[3]), tail) ^ n;
+  out ^= out >> 31;
+  return out * kMul;
 }
 
 /// Bytes an output holds before the call (NaN as a float, -1 as an integer: never a right answer),
@@ -109,7 +135,7 @@ const std::vector<MetricRow>& Call::metrics() const { return s_->metrics; }
 const std::string& Call::what() const { return s_->what; }
 
 const void* Call::add_input(const void* host, std::size_t bytes, const std::string& name, bool must_read) {
-  State::Input in{name, host, bytes, must_read, fnv1a(host, bytes)};
+  State::Input in{name, host, bytes, must_read, content_hash(host, bytes)};
   if (judging() || !s_->setup_error.empty()) {
     in.device = placeholder();
     s_->inputs.push_back(in);
@@ -284,7 +310,7 @@ json execute(const std::string& what, const std::function<void()>& code, std::ve
     for (auto& i : ins) {
       std::vector<unsigned char> b(i.bytes);
       if (i.bytes) copy_to_host(b.data(), i.device, i.bytes);
-      hashes.push_back(fnv1a(b.data(), b.size()));
+      hashes.push_back(content_hash(b.data(), b.size()));
     }
   } catch (const std::exception& ex) {
     if (e["error"].is_null()) e["error"] = std::string("reading the results back failed: ") + ex.what();
