@@ -14,7 +14,12 @@
 # verdict test ~70 s (before the GPU grade ran its portability check and the four sanitizer tools
 # alongside the rest; each report now has the seconds per phase); later: verdicts:02,03,05 455 s
 # for 38 hand-ins (a lab 03 grade's own run ~17 s, lab 04's ~34 s: its 2^28 inputs), calibrate02
-# 74 s, calibrate03 102 s, ncu02 79 s, probes 10-40 s each.
+# 74 s, calibrate03 102 s, ncu02 79 s, probes 10-40 s each. 2026-12-01: build 47-52 s, a grade:03 41 s,
+# a grade:04 59 s, probe05:8388608 20 s, calibrate03 123 s, verdicts:03 306 s (13 cases), ncu03 60 s,
+# verdicts:02 242 s (12), verdicts:06 55 s (10), verdicts:04 8 of 16 cases in ~500 s (each lab 04 grade
+# spent ~40 s in its runner and ~27 s in its judge, mostly host work on 2^28-float inputs, made
+# cheaper the same day: docs/results/lab04-h200.md). Keep polls back to back: the machine is released
+# after 30 s without a call, and a queue's results go with it.
 # Phases:
 #   build                 the cuda preset, every target
 #   lab04 | lab05         tools/device/h200-lab04.sh | h200-lab05.sh without their verdict suites
