@@ -28,6 +28,11 @@ using nlohmann::json;
 namespace gpulab::grade::kit {
 namespace {
 
+/// A failure of a rule every lab shares (guard zone, inputs unchanged, work done by kernels...):
+/// fails the running check like ADD_FAILURE, and tells the harness, so that a check whose own
+/// value passes (e.g. "0 wrong calls") says why it failed all the same.
+#define KIT_RULE_FAILURE() ::gpulab::grade::rule_broken(), ADD_FAILURE()
+
 /// A digest of an input's bytes, to see whether a call changed them: four independent 64-bit
 /// lanes of multiply-and-rotate over 8-byte words, then the last words and bytes and a final mix of
 /// the lanes and the length. A GiB takes 0.13 s on a 2-core machine like CI's, where byte-wise
@@ -407,7 +412,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
     for (std::size_t i = o.bytes; i < b.size(); ++i)
       if (b[i] != kGuardByte && record::first_time("guard " + o.name)) {
         const std::size_t elem = i / o.elem;
-        ADD_FAILURE() << s_->what << " wrote " << o.name << "[" << elem << "], past its last element ("
+        KIT_RULE_FAILURE() << s_->what << " wrote " << o.name << "[" << elem << "], past its last element ("
                       << o.bytes / o.elem - 1 << ")\n  hint: threads (or blocks) beyond the end must not store;"
                       << " guard the store with the size";
         break;
@@ -415,7 +420,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
   }
   for (std::size_t k = 0; k < s_->inputs.size(); ++k)
     if (hashes[k].get<std::uint64_t>() != s_->inputs[k].hash && record::first_time("input " + s_->inputs[k].name)) {
-      ADD_FAILURE() << s_->what << " modified the input " << s_->inputs[k].name << "; it must only read it";
+      KIT_RULE_FAILURE() << s_->what << " modified the input " << s_->inputs[k].name << "; it must only read it";
     }
   for (const auto& m : r.value("metrics", json::array())) {
     MetricRow row;
@@ -454,20 +459,20 @@ bool Call::run(const std::function<void()>& code_under_test) {
   for (const auto& o : s_->outputs) output_bytes += o.bytes;
   if (defence_enabled("kernel-outputs")) {
     if (E.launches == 0 && output_bytes > 0 && record::first_time("no kernel")) {
-      ADD_FAILURE() << s_->what << " ran no kernel (no block of any kernel ran): the results must be computed by"
+      KIT_RULE_FAILURE() << s_->what << " ran no kernel (no block of any kernel ran): the results must be computed by"
                     << " kernels on the device\n  hint: a launch with a grid of 0 blocks runs nothing (round the"
                     << " block count up); computing on the host and copying the results is not the lab";
     }
     for (const auto& w : E.host_writes) {
       if (!record::first_time("host write")) break;
-      ADD_FAILURE() << s_->what << ": " << w
+      KIT_RULE_FAILURE() << s_->what << ": " << w
                     << ": the outputs must be written by kernels, not by host copies during the call";
     }
   }
   if (defence_enabled("kernel-outputs"))
     for (const auto& u : ev.value("host_uploads", std::vector<std::string>{})) {
       if (!record::first_time("upload")) break;
-      ADD_FAILURE() << s_->what << ": " << u
+      KIT_RULE_FAILURE() << s_->what << ": " << u
                     << " during the call: the inputs are already on the device, so the results must be computed"
                        " there by kernels\n  hint: uploading data computed on the host (and copying it to the output"
                        " with a kernel) is not the lab";
@@ -476,7 +481,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
       E.output_bytes_written.size() == s_->outputs.size())
     for (std::size_t k = 0; k < s_->outputs.size(); ++k)
       if (changed[k] > E.output_bytes_written[k] && record::first_time("unseen write " + s_->outputs[k].name)) {
-        ADD_FAILURE() << s_->what << ": " << changed[k] << " bytes of " << s_->outputs[k].name
+        KIT_RULE_FAILURE() << s_->what << ": " << changed[k] << " bytes of " << s_->outputs[k].name
                       << " changed during the call, but kernels wrote only " << E.output_bytes_written[k]
                       << ": host code wrote the output (e.g. memcpy into a device pointer)"
                       << "\n  hint: on a GPU the host cannot write a device pointer; the outputs must be computed by kernels";
@@ -484,7 +489,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
   if (defence_enabled("host-access") && !E.host_accesses.empty() && record::first_time("host access")) {
     std::ostringstream os;
     for (std::size_t i = 0; i < E.host_accesses.size() && i < 3; ++i) os << "\n  " << E.host_accesses[i];
-    ADD_FAILURE() << s_->what << ": host code dereferenced device memory:" << os.str()
+    KIT_RULE_FAILURE() << s_->what << ": host code dereferenced device memory:" << os.str()
                   << "\n  hint: on a GPU the host cannot read or write a device pointer (illegal address); copy with"
                      " gpulab::copy_to_host / copy_to_device, and compute in kernels";
   }
@@ -499,7 +504,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
          << " bytes), but every element of it matters to the result"
          << "\n  hint: the result must be computed by kernels from the inputs on the device (work done on the host,"
             " or a kernel that skips part of the input, is not the lab)";
-      ADD_FAILURE() << os.str();
+      KIT_RULE_FAILURE() << os.str();
     }
   // The results are still returned: the caller's comparison adds what is wrong with them.
   return true;

@@ -55,6 +55,11 @@ void suggest_threshold(const std::string& key, double measured, double factor);
 /// Marks the running check as not measured: it fails with `why` and what to do instead.
 void not_measured(const std::string& why);
 
+/// Called by the lab kit when a call broke a rule every lab shares (it also fails the check):
+/// a failed check with a recorded value then says, above its messages, that the value does not
+/// count such calls (else a report could read "FAIL ... 0 wrong calls" with no word of why).
+void rule_broken();
+
 /// A row of the emulator's per-line metrics for the report (protocol fields after the check's
 /// name: launch, file:line, global|shared, load|store|atomic, requests, per request, ideal per
 /// request, efficiency, lane stride).
