@@ -110,7 +110,7 @@ def between(text, start, end):
 
 checks = open(os.path.join(ROOT, "grader/labs/04-reductions/checks.cpp")).read()
 kit = open(os.path.join(ROOT, "grader/harness/src/kit.cpp")).read()
-now = (between(checks, "template <class Body>\nvoid for_chunks", "/// |result - sum| allowed")
+now = (between(checks, "/// Elements per chunk of the work", "/// |result - sum| allowed")
        + between(checks, "/// Element i's 64 random bits", "std::string at(long long n, const char* kind) {")
        + between(kit, "std::uint64_t content_hash", "/// Bytes an output holds before the call"))
 with tempfile.TemporaryDirectory() as d:

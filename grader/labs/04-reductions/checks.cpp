@@ -43,13 +43,25 @@ struct Exact {
   double sum = 0, abs_sum = 0;
 };
 
-/// Runs body(begin, end) over [0, n) in fixed chunks of 2^22 on up to 8 threads (one when thread
+/// Elements per chunk of the work on large inputs (generation, sums): fixed, so that results do
+/// not depend on the machine's number of threads.
+constexpr long long kChunk = 1LL << 22;
+
+long long chunk_count(long long n) { return (n + kChunk - 1) / kChunk; }
+
+/// One step of Neumaier's compensated summation: s += v, the rounding error gathered in k.
+void neumaier_add(double& s, double& k, double v) {
+  const double t = s + v;
+  k += std::fabs(s) >= std::fabs(v) ? (s - t) + v : (v - t) + s;
+  s = t;
+}
+
+/// Runs body(chunk, begin, end) over [0, n) in chunks of kChunk on up to 8 threads (one when thread
 /// creation is refused, e.g. by a process limit). Results must not depend on which thread ran a
 /// chunk: every caller writes per element or per chunk.
 template <class Body>
 void for_chunks(long long n, Body body) {
-  constexpr long long kChunk = 1LL << 22;
-  const long long chunks = (n + kChunk - 1) / kChunk;
+  const long long chunks = chunk_count(n);
   std::atomic<long long> next{0};
   auto work = [&] {
     for (long long c; (c = next.fetch_add(1)) < chunks;) body(c, c * kChunk, std::min(n, (c + 1) * kChunk));
@@ -71,29 +83,22 @@ Exact exact_sum(const std::vector<float>& x) {
   // Neumaier's compensated summation in double, per chunk and then over the chunks' sums in
   // order (the same result on any machine): error far below float's unit roundoff.
   const long long n = static_cast<long long>(x.size());
-  std::vector<Exact> part(static_cast<std::size_t>((n + (1LL << 22) - 1) >> 22));
+  std::vector<Exact> part(static_cast<std::size_t>(chunk_count(n)));
   std::vector<double> comp(part.size());
   for_chunks(n, [&](long long c, long long b, long long e) {
     double s = 0, k = 0, a = 0;
     for (long long i = b; i < e; ++i) {
       const double v = x[static_cast<std::size_t>(i)];
-      const double t = s + v;
-      k += std::fabs(s) >= std::fabs(v) ? (s - t) + v : (v - t) + s;
-      s = t;
+      neumaier_add(s, k, v);
       a += std::fabs(v);
     }
     part[static_cast<std::size_t>(c)] = {s, a};
     comp[static_cast<std::size_t>(c)] = k;
   });
   double s = 0, k = 0, a = 0;
-  auto add = [&](double v) {
-    const double t = s + v;
-    k += std::fabs(s) >= std::fabs(v) ? (s - t) + v : (v - t) + s;
-    s = t;
-  };
   for (std::size_t c = 0; c < part.size(); ++c) {
-    add(part[c].sum);
-    add(comp[c]);
+    neumaier_add(s, k, part[c].sum);
+    neumaier_add(s, k, comp[c]);
     a += part[c].abs_sum;
   }
   return {s + k, a};
@@ -162,7 +167,7 @@ std::vector<float> integer_values(long long n) {
   }
   // P(one) = 2^23 / n, as a threshold on 64 random bits.
   const auto below = static_cast<std::uint64_t>(8388608.0 / static_cast<double>(n) * 18446744073709551616.0);
-  std::vector<long long> ones(static_cast<std::size_t>((n + (1LL << 22) - 1) >> 22));
+  std::vector<long long> ones(static_cast<std::size_t>(chunk_count(n)));
   for_chunks(n, [&](long long c, long long b, long long e) {
     long long count = 0;
     for (long long i = b; i < e; ++i) {
