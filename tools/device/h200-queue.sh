@@ -34,6 +34,10 @@
 #                         runs in a row")
 #   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
 #   ncu05                 Nsight Compute on lab 05's reorder: the reference's gather, the scatter hand-in
+#   cases:NN:A,B,...      only those hand-ins of lab NN's verdict suite (names as in the test list,
+#                         e.g. cases:04:skips_tail,solution), as verdicts:NN does
+#   ncu05i                lab 05's density kernels: ncu's instruction/warp-state/occupancy sections and
+#                         the reference's SASS (DIR/ncu05i/density.sass)
 #   probe02|probe03|probe04  tools/probes/{aos_soa,transpose,reduce}_variants.cu
 #   probe05:N             tools/device/lab05_probes.cu at N particles (e.g. 8388608: the state
 #                         beyond the L2, where the indirection's scattered reads come from DRAM)
@@ -57,8 +61,8 @@ probe() {  # probe NAME SOURCE: build and run a probe, TSV out
     timeout 300 "$dir/$name/bin/probe" > "$dir/$name/$(basename "$src" .cu).tsv" 2>&1
 }
 
-verdicts() {  # verdicts PHASE LABS(comma-separated)
-  local phase="$1" filter="" lab pids=() s rc=0
+verdicts() {  # verdicts PHASE LABS(comma-separated) | verdicts PHASE "" GTEST_FILTER
+  local phase="$1" filter="${3:-}" lab pids=() s rc=0
   for lab in ${2//,/ }; do filter+="${filter:+:}*/${lab}_*"; done
   for s in 0 1 2 3; do
     GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$s GPULAB_VERDICT_REPORTS="$dir/$phase/reports" GPULAB_KEEP_HANDINS=1 \
@@ -85,6 +89,10 @@ for phase in "$@"; do
     lab05) GPULAB_VERDICTS=0 OUT="$dir/lab05" bash tools/device/h200-lab05.sh > "$dir/lab05/summary.txt" 2>&1 ;;
     class) GPULAB_BACKEND=cuda bash tools/results/class-gpu.sh "$dir/class/run" 4 > "$dir/class/summary.txt" 2>&1 ;;
     verdicts:*) verdicts "$phase" "${phase#verdicts:}" ;;
+    cases:*)  # cases:NN:NAME,NAME,...: those hand-ins of lab NN's verdict suite only (4 shards)
+      spec="${phase#cases:}"; lab="${spec%%:*}"; f=""
+      for c in $(tr , ' ' <<< "${spec#*:}"); do f+="${f:+:}*/${lab}_*_${c}"; done
+      verdicts "$phase" "" "$f" ;;
     calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
     grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/4_swizzled.cu
       spec="${phase#grade:}"; lab="${spec%%:*}"; file="${spec#*:}"; mkdir -p "$dir/$phase"
@@ -131,6 +139,20 @@ for phase in "$@"; do
           --rubric grader/labs/05-particle-reorder/rubric.ini --gtest_filter='performance.reorder_bandwidth_vs_copy' \
           > "$dir/ncu05/ncu-$name.csv" 2> "$dir/ncu05/ncu-$name.log"
       done ;;
+    ncu05i)
+      # Instructions behind lab 05's density kernels (the grader's through-the-index baseline and the
+      # reference's reordered loop): ncu's instruction, warp-state and occupancy sections, and the
+      # reference runner's SASS of its density kernel.
+      r=build/cuda/grader/labs/05-particle-reorder/lab-05-particle-reorder-solution
+      timeout 300 ncu --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats \
+        --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis \
+        --metrics smsp__inst_executed.sum,smsp__sass_thread_inst_executed.sum,gpu__time_duration.sum \
+        --kernel-name regex:'density' --launch-count 4 --csv --page details "$r" \
+        --rubric grader/labs/05-particle-reorder/rubric.ini --gtest_filter='performance.density_speedup_vs_indirection' \
+        > "$dir/ncu05i/ncu-density.csv" 2> "$dir/ncu05i/ncu-density.log"
+      cuobjdump -sass "$r" > "$dir/ncu05i/solution.sass" 2> "$dir/ncu05i/cuobjdump.log"
+      awk '/Function : .*density/{f=1} /Function : /&&!/density/{f=0} f' "$dir/ncu05i/solution.sass" > "$dir/ncu05i/density.sass"
+      gzip -f "$dir/ncu05i/solution.sass" ;;
     probe02) probe probe02 tools/probes/aos_soa_variants.cu ;;
     probe03) probe probe03 tools/probes/transpose_variants.cu ;;
     probe04) probe probe04 tools/probes/reduce_variants.cu ;;
