@@ -36,6 +36,8 @@
 #   ncu05                 Nsight Compute on lab 05's reorder: the reference's gather, the scatter hand-in
 #   cases:NN:A,B,...      only those hand-ins of lab NN's verdict suite (names as in the test list,
 #                         e.g. cases:04:skips_tail,solution), as verdicts:NN does
+#   ncu04                 lab 04's reference, CUB's kernels and the copy kernel under Nsight Compute
+#                         (grid, registers, time, DRAM bytes) as the grader's speed check runs them
 #   ncu05i                lab 05's density kernels: ncu's instruction/warp-state/occupancy sections and
 #                         the reference's SASS (DIR/ncu05i/density.sass)
 #   probe02|probe03|probe04  tools/probes/{aos_soa,transpose,reduce}_variants.cu
@@ -139,6 +141,14 @@ for phase in "$@"; do
           --rubric grader/labs/05-particle-reorder/rubric.ini --gtest_filter='performance.reorder_bandwidth_vs_copy' \
           > "$dir/ncu05/ncu-$name.csv" 2> "$dir/ncu05/ncu-$name.log"
       done ;;
+    ncu04)
+      # Lab 04 at 2^28 as the grader times it: the reference's kernel, CUB's two and the copy kernel
+      # (grid, registers, time, DRAM bytes), inside the reference runner's performance.speed_vs_vendor.
+      r=build/cuda/grader/labs/04-reductions/lab-04-reductions-solution
+      timeout 300 ncu --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,dram__throughput.avg.pct_of_peak_sustained_elapsed \
+        --kernel-name regex:'Reduce|reduce_|copy' --launch-count 40 --csv "$r" \
+        --rubric grader/labs/04-reductions/rubric.ini --gtest_filter='performance.speed_vs_vendor' \
+        > "$dir/ncu04/ncu-speed.csv" 2> "$dir/ncu04/ncu-speed.log" ;;
     ncu05i)
       # Instructions behind lab 05's density kernels (the grader's through-the-index baseline and the
       # reference's reordered loop): ncu's instruction, warp-state and occupancy sections, and the
