@@ -87,6 +87,16 @@ function(gpulab_kernel_sources target)
           -fsanitize-coverage=func,trace-loads,trace-stores -fno-vectorize -fno-slp-vectorize
           -gline-tables-only)
       endif()
+      if(GPULAB_COUNT_INSTRUCTIONS AND GPULAB_COUNT_PASS_FOUND)
+        # Instructions executed, by class (tools/perfmodel/count_pass.cpp), with or without the
+        # access tracing: for the performance model's programs only (a scope that sets
+        # GPULAB_COUNT_INSTRUCTIONS), not the labs. No vectorising: one thread's code stays scalar,
+        # as a GPU thread's is, and is counted so.
+        set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+          "-fpass-plugin=${GPULAB_COUNT_PASS}" -fno-vectorize -fno-slp-vectorize)
+        set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_COUNT_PASS}")
+        add_dependencies(${target} gpulab_count_pass)
+      endif()
     elseif(GPULAB_BACKEND STREQUAL "cuda")
       set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CUDA)
       # Line tables only (the code is unchanged): compute-sanitizer's findings then say file:line.

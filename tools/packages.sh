@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Prints the Debian/Ubuntu packages of the given groups of tools/packages.txt on one line, e.g.
 #   apt-get install -y $(tools/packages.sh common emu)
-# Groups: common, emu, cuda, rocm, docs, sandbox. An unknown group is an error (a typo must not quietly
+# Groups: common, emu, cuda, rocm, docs, sandbox, model. An unknown group is an error (a typo must not quietly
 # install nothing).
 set -euo pipefail
 list="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/packages.txt"
-[[ $# -gt 0 ]] || { echo "usage: $0 GROUP... (common, emu, cuda, rocm, docs, sandbox)" >&2; exit 2; }
+[[ $# -gt 0 ]] || { echo "usage: $0 GROUP... (common, emu, cuda, rocm, docs, sandbox, model)" >&2; exit 2; }
 for group in "$@"; do
-  case "$group" in common|emu|cuda|rocm|docs|sandbox) ;; *) echo "$0: unknown group '$group'" >&2; exit 2 ;; esac
+  case "$group" in common|emu|cuda|rocm|docs|sandbox|model) ;; *) echo "$0: unknown group '$group'" >&2; exit 2 ;; esac
 done
 awk -v groups=" $* " '
   /^[[:space:]]*(#|$)/ { next }

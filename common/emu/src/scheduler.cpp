@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "gpulab/emu/metrics.hpp"
 #include "internal.hpp"
 
 // The index built-ins (kernel.hpp), in the global namespace as in CUDA.
@@ -18,6 +19,17 @@ __thread uint3 threadIdx __attribute__((tls_model("initial-exec"))) = {0, 0, 0};
 __thread uint3 blockIdx __attribute__((tls_model("initial-exec"))) = {0, 0, 0};
 __thread dim3 blockDim __attribute__((tls_model("initial-exec")));
 __thread dim3 gridDim __attribute__((tls_model("initial-exec")));
+
+// Where the instruction-counting pass (tools/perfmodel/count_pass.cpp) adds each basic block's
+// counts: a worker's own array while it runs a launch's blocks, a scratch array elsewhere (host
+// code of a kernel file), never null.
+namespace {
+std::uint64_t g_icount_scratch[gpulab::emu::instr::classes];
+std::atomic<long long> g_icount_total[gpulab::emu::instr::classes];
+}  // namespace
+extern "C" {
+__thread std::uint64_t* gpulab_emu_icount __attribute__((tls_model("initial-exec"))) = g_icount_scratch;
+}
 
 namespace gpulab::emu::detail {
 
@@ -317,6 +329,9 @@ void worker_loop(Launch& L, int worker_id) {
   w.dynamic_shared = body + (16 - reinterpret_cast<std::uintptr_t>(body) % 16) % 16;
   Worker* saved = this_worker;
   this_worker = &w;
+  std::uint64_t icount[instr::classes] = {};
+  std::uint64_t* const saved_icount = gpulab_emu_icount;
+  gpulab_emu_icount = icount;
   tracing_begin_launch(w);
   const unsigned long long nblocks =
       static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z;
@@ -325,6 +340,9 @@ void worker_loop(Launch& L, int worker_id) {
     if (id >= nblocks || id > L.fault_block.load()) break;
     run_block(w, id);
   }
+  gpulab_emu_icount = saved_icount;
+  for (int c = 0; c < instr::classes; ++c)
+    if (icount[c]) g_icount_total[c].fetch_add(static_cast<long long>(icount[c]));
   this_worker = saved;
 }
 
@@ -500,6 +518,16 @@ lanemask_t live_lanes() {
 }
 
 void* dynamic_shared_base() { return this_worker->dynamic_shared; }
+
+InstructionCounts instruction_counts() {
+  InstructionCounts c;
+  for (int i = 0; i < instr::classes; ++i) c.by_class[i] = g_icount_total[i].load();
+  return c;
+}
+
+void reset_instruction_counts() {
+  for (auto& t : g_icount_total) t.store(0);
+}
 
 void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
                    int line, KernelThunk thunk, const void* closure, std::size_t closure_bytes) {

@@ -66,6 +66,32 @@ long long metrics_dropped_accesses();
 /// The per-line table: `file:line  kind  requests  per-request (ideal)  efficiency`.
 std::string format_metrics(const std::vector<LineMetrics>& m);
 
+/// Instructions the emulated threads executed, by class, counted by the compiler pass
+/// tools/perfmodel/count_pass.cpp (LLVM IR of the kernel file after optimisation, per basic block
+/// executed; an instruction of one thread counts once: divide by the warp size for warp
+/// instructions where the warp's lanes run together). Zero everywhere when the kernel files were
+/// built without the pass (no llvm-14-dev, or g++). Counted in every block, whatever the sampling.
+namespace instr {
+constexpr int fp32 = 0;      ///< float add, sub, mul, div, rem, neg, and fused multiply-adds (one each)
+constexpr int fma32 = 1;     ///< of those, the fused multiply-adds (llvm.fma / llvm.fmuladd on float)
+constexpr int fp64 = 2;      ///< the same on double
+constexpr int integer = 3;   ///< integer arithmetic and logic, compares, selects, integer casts, indexed addresses
+constexpr int load = 4;      ///< loads (any width, any memory)
+constexpr int store = 5;     ///< stores
+constexpr int branch = 6;    ///< conditional branches and switches
+constexpr int convert = 7;   ///< conversions between integer and floating point, and between float widths
+constexpr int special = 8;   ///< math functions (sqrt, exp, log, sin, cos, pow, min/max, fabs ...)
+constexpr int total = 9;     ///< every instruction counted above, and float compares
+constexpr int classes = 10;
+}  // namespace instr
+struct InstructionCounts {
+  long long by_class[instr::classes] = {};
+  long long operator[](int c) const { return by_class[c]; }
+};
+/// Totals since the program started or since reset_instruction_counts(), over all launches.
+InstructionCounts instruction_counts();
+void reset_instruction_counts();
+
 /// A bug the sanitizer saw: an out-of-bounds or non-device global access, a shared-memory race,
 /// a read of shared memory no thread of the block wrote, a misaligned access, or host code that
 /// loaded or stored device memory directly (an illegal address on a GPU; on the emulator the
