@@ -36,6 +36,8 @@
 #   ncu05                 Nsight Compute on lab 05's reorder: the reference's gather, the scatter hand-in
 #   cases:NN:A,B,...      only those hand-ins of lab NN's verdict suite (names as in the test list,
 #                         e.g. cases:04:skips_tail,solution), as verdicts:NN does
+#   ncu06                 lab 06's ladder at 4096^3 under Nsight Compute (instructions, wavefronts,
+#                         sectors, registers, occupancy: the performance model's validation)
 #   ncu04                 lab 04's reference, CUB's kernels and the copy kernel under Nsight Compute
 #                         (grid, registers, time, DRAM bytes) as the grader's speed check runs them
 #   ncu05i                lab 05's density kernels: ncu's instruction/warp-state/occupancy sections and
@@ -141,6 +143,20 @@ for phase in "$@"; do
           --rubric grader/labs/05-particle-reorder/rubric.ini --gtest_filter='performance.reorder_bandwidth_vs_copy' \
           > "$dir/ncu05/ncu-$name.csv" 2> "$dir/ncu05/ncu-$name.log"
       done ;;
+    ncu06)
+      # The SGEMM ladder at 4096^3, every step once (its check, a warm-up, one timed run: 3
+      # launches each), under Nsight Compute: the SASS instructions, shared wavefronts, global
+      # sectors, registers and occupancy that the performance model (tools/perfmodel) predicts
+      # from the emulator's counts. cuBLAS and the helper kernels are not profiled.
+      k='regex:(naive|coalesced|smem_tiling|register_1d|register_2d|float4_loads|transposed_a|double_buffer|warp_tiling)_kernel|sgemm_tiled'
+      r=build/cuda/solutions/06-sgemm/sgemm_ladder
+      timeout 280 ncu --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
+        --section InstructionStats --metrics smsp__inst_executed.sum,smsp__sass_thread_inst_executed.sum,gpu__time_duration.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,lts__t_sectors_op_read.sum,dram__bytes_read.sum \
+        -k "$k" -c 30 --csv --page details "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
+        > "$dir/ncu06/ncu-ladder.csv" 2> "$dir/ncu06/ncu-ladder.log"
+      timeout 120 ncu --metrics smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__issue_active.avg.pct_of_peak_sustained_active \
+        -k "$k" -c 30 --csv "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
+        > "$dir/ncu06/ncu-ladder-more.csv" 2> "$dir/ncu06/ncu-ladder-more.log" ;;
     ncu04)
       # Lab 04 at 2^28 as the grader times it: the reference's kernel, CUB's two and the copy kernel
       # (grid, registers, time, DRAM bytes), inside the reference runner's performance.speed_vs_vendor.
