@@ -27,7 +27,8 @@ namespace {
 
 struct Traffic {
   long long global_load_requests = 0, global_load_sectors = 0, global_store_requests = 0,
-            global_store_sectors = 0, shared_requests = 0, shared_wavefronts = 0;
+            global_store_sectors = 0, shared_requests = 0, shared_wavefronts = 0, shared_load_requests = 0,
+            shared_load_wavefronts = 0;
 };
 
 Traffic traffic() {
@@ -36,6 +37,10 @@ Traffic traffic() {
     if (m.shared) {
       t.shared_requests += m.requests;
       t.shared_wavefronts += m.units;
+      if (!m.store) {
+        t.shared_load_requests += m.requests;
+        t.shared_load_wavefronts += m.units;
+      }
     } else if (m.store) {
       t.global_store_requests += m.requests;
       t.global_store_sectors += m.units;
@@ -86,7 +91,7 @@ int main(int argc, char** argv) {
   gpulab::copy_to_device(db, b.data(), bytes);
   std::printf("step\tn\tfma\tfp32\tinteger\tload\tstore\tbranch\tconvert\tspecial\ttotal\t"
               "global_load_requests\tglobal_load_sectors\tglobal_store_requests\tglobal_store_sectors\t"
-              "shared_requests\tshared_wavefronts\n");
+              "shared_requests\tshared_wavefronts\tshared_load_requests\tshared_load_wavefronts\n");
   int failures = 0;
   struct Row {
     const char* name;
@@ -124,11 +129,11 @@ int main(int argc, char** argv) {
       continue;
     }
     namespace in = gpulab::emu::instr;
-    std::printf("%.*s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+    std::printf("%.*s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
                 step.name[2] == 's' ? 3 : 2, step.name, n, ic[in::fma32], ic[in::fp32], ic[in::integer], ic[in::load], ic[in::store],
                 ic[in::branch], ic[in::convert], ic[in::special], ic[in::total], t.global_load_requests,
                 t.global_load_sectors, t.global_store_requests, t.global_store_sectors, t.shared_requests,
-                t.shared_wavefronts);
+                t.shared_wavefronts, t.shared_load_requests, t.shared_load_wavefronts);
     std::fflush(stdout);
   }
   gpulab::device_free(da);
