@@ -11,7 +11,11 @@ for each quantity, the emulator's value over the H200's.
 """
 import csv
 import io
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model import read_tsv, warp_instructions  # noqa: E402  (the model's own definitions)
 
 STEP_OF_KERNEL = {
     "naive_kernel": "01", "coalesced_kernel": "02", "smem_tiling_kernel": "03",
@@ -47,8 +51,7 @@ def ncu_rows(path):
 
 
 def main():
-    counts = {r["step"]: r for r in csv.DictReader(
-        (l for l in open(sys.argv[1]) if not l.startswith("#")), delimiter="\t")}
+    counts = {r["step"]: r for r in read_tsv(sys.argv[1])}
     hw = ncu_rows(sys.argv[2])
     for path in sys.argv[3:]:
         for step, m in ncu_rows(path).items():
@@ -62,8 +65,7 @@ def main():
             continue
         c, h = counts[step], hw[step]
         s = (big / int(c["n"])) ** 3
-        warp_model = (float(c["total"]) - float(c["load"]) - float(c["store"])) / 32 + \
-            float(c["global_load_requests"]) + float(c["global_store_requests"]) + float(c["shared_requests"])
+        warp_model = warp_instructions(c)
 
         def ratio(emu, metric):
             v = h.get(metric)

@@ -383,8 +383,9 @@ DemandedLanes demandedLanes(const Function &F) {
   return D;
 }
 
-// Lanes an instruction of type T executes: its demanded lanes if it is a vector.
-uint64_t executedLanes(const Instruction &I, Type *T, const DemandedLanes *D) {
+// Lanes an instruction executes: its demanded lanes if it is a vector.
+uint64_t executedLanes(const Instruction &I, const DemandedLanes *D) {
+  Type *T = I.getType();
   if (!T->isVectorTy() || !D)
     return lanes(T);
   auto It = D->find(&I);
@@ -408,9 +409,9 @@ void countInstruction(Counts &C, const Instruction &I, unsigned NoSanKind,
   case Instruction::FNeg: {
     unsigned S = fpSlot(I.getType());
     if (S != kNUM)
-      add(S, executedLanes(I, I.getType(), D));
+      add(S, executedLanes(I, D));
     else
-      C[kTOTAL] += executedLanes(I, I.getType(), D);
+      C[kTOTAL] += executedLanes(I, D);
     return;
   }
   case Instruction::Add:
@@ -430,13 +431,11 @@ void countInstruction(Counts &C, const Instruction &I, unsigned NoSanKind,
   case Instruction::ZExt:
   case Instruction::SExt:
   case Instruction::Trunc:
-    add(kINT, executedLanes(I, I.getType(), D));
-    return;
   case Instruction::ICmp:
-    add(kINT, executedLanes(I, I.getType(), D));
+    add(kINT, executedLanes(I, D));
     return;
   case Instruction::FCmp:
-    C[kTOTAL] += executedLanes(I, I.getType(), D);
+    C[kTOTAL] += executedLanes(I, D);
     return;
   case Instruction::GetElementPtr: {
     const auto &G = cast<GetElementPtrInst>(I);
@@ -463,11 +462,11 @@ void countInstruction(Counts &C, const Instruction &I, unsigned NoSanKind,
   case Instruction::FPToUI:
   case Instruction::FPExt:
   case Instruction::FPTrunc:
-    add(kCONVERT, executedLanes(I, I.getType(), D));
+    add(kCONVERT, executedLanes(I, D));
     return;
   case Instruction::Call:
   case Instruction::Invoke:
-    countCall(C, cast<CallBase>(I), executedLanes(I, I.getType(), D));
+    countCall(C, cast<CallBase>(I), executedLanes(I, D));
     return;
   default:
     return; // phi, ret, unreachable, casts, alloca, aggregates, ...

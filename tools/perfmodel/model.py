@@ -44,6 +44,14 @@ def read_tsv(path):
         return list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"))
 
 
+def warp_instructions(c):
+    """Warp instructions of counts c (a row, scaled or not): the threads' non-memory instructions
+    / 32 (lanes of a warp run together in these kernels) + one per warp-level memory request."""
+    mem_thread_instr = float(c["load"]) + float(c["store"])
+    return (float(c["total"]) - mem_thread_instr) / 32 + float(c["global_load_requests"]) + \
+        float(c["global_store_requests"]) + float(c["shared_requests"])
+
+
 def predict(row, gpu, big_n):
     n = int(row["n"])
     scale = (big_n / n) ** 3
@@ -51,9 +59,7 @@ def predict(row, gpu, big_n):
     # Global stores write C once: they grow as n^2, not n^3.
     for k in ("global_store_requests", "global_store_sectors"):
         g[k] = float(row[k]) * (big_n / n) ** 2
-    mem_thread_instr = g["load"] + g["store"]
-    warp_instr = (g["total"] - mem_thread_instr) / 32 + g["global_load_requests"] + \
-        g["global_store_requests"] + g["shared_requests"]
+    warp_instr = warp_instructions(g)
     clock = gpu["clock_hz"] * gpu["sms"]
     ceilings = {
         "issue": warp_instr / (clock * gpu["schedulers"]),
