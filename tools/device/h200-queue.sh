@@ -38,6 +38,11 @@
 #                         e.g. cases:04:skips_tail,solution), as verdicts:NN does
 #   ncu06                 lab 06's ladder at 4096^3 under Nsight Compute (instructions, wavefronts,
 #                         sectors, registers, occupancy: the performance model's validation)
+#   ncuval                tools/validation/ncu.sh: the emulator-metrics validation kernels (among them
+#                         the shared-memory width patterns) under Nsight Compute; DIR/ncuval/labels.txt
+#                         names the launches (compare.py --labels)
+#   latency               tools/perfmodel/probes/latency.cu: load latency by pointer chasing (L1,
+#                         L2, DRAM), the performance model's latency parameter
 #   ncu04                 lab 04's reference, CUB's kernels and the copy kernel under Nsight Compute
 #                         (grid, registers, time, DRAM bytes) as the grader's speed check runs them
 #   ncu05i                lab 05's density kernels: ncu's instruction/warp-state/occupancy sections and
@@ -152,11 +157,15 @@ for phase in "$@"; do
       r=build/cuda/solutions/06-sgemm/sgemm_ladder
       timeout 280 ncu --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats \
         --section InstructionStats --metrics smsp__inst_executed.sum,smsp__sass_thread_inst_executed.sum,gpu__time_duration.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_ld.sum,lts__t_sectors_op_read.sum,dram__bytes_read.sum \
-        -k "$k" -c 30 --csv --page details "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
+        -k "$k" -c 60 --csv --page details "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
         > "$dir/ncu06/ncu-ladder.csv" 2> "$dir/ncu06/ncu-ladder.log"
       timeout 120 ncu --metrics smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__issue_active.avg.pct_of_peak_sustained_active \
-        -k "$k" -c 30 --csv "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
+        -k "$k" -c 60 --csv "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
         > "$dir/ncu06/ncu-ladder-more.csv" 2> "$dir/ncu06/ncu-ladder-more.log" ;;
+    latency) probe latency tools/perfmodel/probes/latency.cu ;;
+    ncuval)
+      build/cuda/tools/validation/gpulab-validation-kernels > "$dir/ncuval/labels.txt" 2>&1
+      timeout 280 bash tools/validation/ncu.sh build/cuda "$dir/ncuval/ncu.csv" 2> "$dir/ncuval/ncu.log" ;;
     ncu04)
       # Lab 04 at 2^28 as the grader times it: the reference's kernel, CUB's two and the copy kernel
       # (grid, registers, time, DRAM bytes), inside the reference runner's performance.speed_vs_vendor.

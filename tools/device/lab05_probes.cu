@@ -28,14 +28,7 @@
 #include "../../solutions/05-particle-reorder/particle_reorder.cu"
 #include "../../grader/labs/05-particle-reorder/cub_frame.cu"
 
-#define CHECK(x)                                                                             \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));      \
-      std::exit(1);                                                                          \
-    }                                                                                        \
-  } while (0)
+#include "../probes/cuda_check.hpp"
 
 namespace probe {
 

@@ -35,7 +35,7 @@ def ncu_rows(path):
     for r in rows[1:]:
         if len(r) < len(rows[0]) - 6:
             continue
-        name = r[idx["Kernel Name"]].split("(")[0].split("::")[-1].split("<")[0]
+        name = r[idx["Kernel Name"]].split("(")[0].replace("<unnamed>::", "").split("<")[0].split("::")[-1].split(" ")[-1]
         step = STEP_OF_KERNEL.get(name)
         if step is None:
             continue

@@ -11,14 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(x)                                                                                \
-  do {                                                                                          \
-    cudaError_t e_ = (x);                                                                       \
-    if (e_ != cudaSuccess) {                                                                    \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));          \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#include "cuda_check.hpp"
 
 __global__ void copy4(const float4* __restrict__ a, float4* __restrict__ b, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Compares the emulator's memory metrics with Nsight Compute's, kernel by kernel.
 
-usage: compare.py EMULATOR.tsv NCU.csv [--markdown OUT.md]
+usage: compare.py EMULATOR.tsv NCU.csv [--labels PROGRAM_OUTPUT] [--markdown OUT.md]
 
 EMULATOR.tsv: GPULAB_METRICS_TSV output of the validation program on the emu back-end.
 NCU.csv:      tools/validation/ncu.sh output on a GPU.
+PROGRAM_OUTPUT: the validation program's standard output; its `launch<TAB>label` lines name the
+last launches (the shared-memory width patterns), in order.
 Launches are paired in order (the program launches each kernel once, in source order); ncu rows
 of kernels that are not ours (none expected) are skipped.
 """
@@ -14,7 +16,8 @@ import sys
 from collections import defaultdict
 
 OURS = ("row_sum_thread_per_row", "row_sum_cooperative", "strided_read", "misaligned_read",
-        "positions_aos", "positions_soa", "transpose_naive", "transpose_shared", "copy_float4")
+        "positions_aos", "positions_soa", "transpose_naive", "transpose_shared", "copy_float4",
+        "shared_width_load", "shared_width_store")
 PAIRS = {  # (space, access) -> (units metric, requests metric)
     ("global", "load"): ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"),
     ("global", "store"): ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"),
@@ -56,12 +59,20 @@ def read_ncu(path):
 
 def main():
     args = sys.argv[1:]
-    md = None
+    md = labels_path = None
     if "--markdown" in args:
         i = args.index("--markdown")
         md = args[i + 1]
         del args[i:i + 2]
+    if "--labels" in args:
+        i = args.index("--labels")
+        labels_path = args[i + 1]
+        del args[i:i + 2]
     emu, ncu = read_emulator(args[0]), read_ncu(args[1])
+    labels = []
+    if labels_path:
+        labels = [l.split("\t", 1)[1].strip() for l in open(labels_path) if l.startswith("launch\t")]
+    first_labelled = len(emu) - len(labels)
     if len(emu) != len(ncu):
         print(f"warning: {len(emu)} emulator launches, {len(ncu)} ncu kernels; pairing the first {min(len(emu), len(ncu))}")
     lines = ["| # | kernel (ncu name) | launch | access | emulator per request | ncu per request | difference |",
@@ -69,6 +80,8 @@ def main():
     worst = 0.0
     for i, ((site, e), (name, m)) in enumerate(zip(emu, ncu), 1):
         short = name.split("(")[0].replace("void ", "")
+        if labels and i - 1 >= first_labelled:
+            site = labels[i - 1 - first_labelled]
         for key, (units, reqs) in PAIRS.items():
             eu, er = e.get(key, [0, 0])
             nu, nr = m.get(units, 0.0), m.get(reqs, 0.0)

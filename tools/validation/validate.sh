@@ -9,5 +9,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 ncu_csv="${1:?the ncu csv from tools/validation/ncu.sh}"
 cmake --build "$root/build/emu" --target gpulab-validation-kernels >/dev/null
 tsv="$(mktemp)"
-GPULAB_METRICS_TSV="$tsv" "$root/build/emu/tools/validation/gpulab-validation-kernels" >/dev/null
-python3 "$root/tools/validation/compare.py" "$tsv" "$ncu_csv"
+labels="$(mktemp)"
+GPULAB_METRICS_TSV="$tsv" "$root/build/emu/tools/validation/gpulab-validation-kernels" > "$labels"
+python3 "$root/tools/validation/compare.py" "$tsv" "$ncu_csv" --labels "$labels" "${@:2}"

@@ -36,7 +36,7 @@ struct Key {
   bool operator<(const Key& o) const { return std::tie(launch_id, ra, flags) < std::tie(o.launch_id, o.ra, o.flags); }
 };
 struct Totals {
-  long long requests = 0, lanes = 0, bytes = 0, units = 0, ideal = 0;
+  long long requests = 0, lanes = 0, bytes = 0, units = 0, ideal = 0, lines = 0, under_global_load = 0;
   std::map<long long, long long> strides;  ///< address step between neighbouring lanes -> requests
   void add(const Totals& t) {
     requests += t.requests;
@@ -44,6 +44,8 @@ struct Totals {
     bytes += t.bytes;
     units += t.units;
     ideal += t.ideal;
+    lines += t.lines;
+    under_global_load += t.under_global_load;
     for (const auto& [k, v] : t.strides) strides[k] += v;
   }
 };
@@ -53,6 +55,85 @@ std::map<Key, Totals> g_totals;
 std::vector<FindingRecord> g_findings;  ///< merged: per (kind, ra) the lowest block's first
 long long g_findings_total = 0;
 long long g_dropped = 0;
+
+/// Wavefronts of one shared-memory request (lanes [i, j) of a sorted group) under 32 banks of 4
+/// bytes, and the fewest its width allows. Measured against Nsight Compute on an H200
+/// (tools/validation/kernels.cu, 18 lane patterns at each width: docs/emulator-metrics.md):
+///   * up to 4 bytes per lane: the most distinct words any one bank must deliver (lanes reading
+///     the same word share it, a broadcast);
+///   * 8 bytes: the warp's two half-warps each read their distinct words, and a bank delivers the
+///     sum of both halves' (a word both halves read counts twice), unless the whole warp reads one
+///     address; at least one wavefront per 128 bytes of the quarter-warps' distinct data;
+///   * 16 bytes: each half-warp is served on its own (at least one wavefront each); within a
+///     half-warp a bank delivers the sum of its two quarter-warps' distinct words, and a half-warp
+///     that reads one address takes one wavefront.
+struct SharedCost {
+  long long wavefronts = 0, ideal = 0;
+};
+SharedCost shared_wavefronts(const std::vector<Access>& v, std::size_t i, std::size_t j) {
+  static thread_local std::vector<std::uintptr_t> scratch;
+  unsigned width = 0;
+  for (std::size_t k = i; k < j; ++k) width = std::max<unsigned>(width, v[k].size);
+  // Distinct words of the lanes [lo, hi) of the request's 32 (lane % 32), added to per_bank;
+  // returns their number.
+  auto add_words = [&](int lo, int hi, int* per_bank) {
+    scratch.clear();
+    for (std::size_t k = i; k < j; ++k) {
+      const int lane = v[k].lane % 32;
+      if (lane < lo || lane >= hi) continue;
+      for (unsigned o = 0; o < v[k].size; o += 4) scratch.push_back((v[k].addr + o) >> 2);
+    }
+    std::sort(scratch.begin(), scratch.end());
+    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
+    for (std::uintptr_t word : scratch) ++per_bank[word % 32];
+    return static_cast<long long>(scratch.size());
+  };
+  auto one_address = [&](int lo, int hi) {  // every lane of [lo, hi) reads one address (and some do)
+    std::uintptr_t a = 0;
+    bool any = false;
+    for (std::size_t k = i; k < j; ++k) {
+      const int lane = v[k].lane % 32;
+      if (lane < lo || lane >= hi) continue;
+      if (any && v[k].addr != a) return false;
+      a = v[k].addr, any = true;
+    }
+    return any;
+  };
+  auto has_lanes = [&](int lo, int hi) {
+    for (std::size_t k = i; k < j; ++k)
+      if (v[k].lane % 32 >= lo && v[k].lane % 32 < hi) return true;
+    return false;
+  };
+  SharedCost c;
+  if (width <= 4) {
+    int per_bank[32] = {};
+    const long long words = add_words(0, 32, per_bank);
+    c.wavefronts = *std::max_element(per_bank, per_bank + 32);
+    c.ideal = std::max<long long>(1, (words + 31) / 32);
+  } else if (width <= 8) {
+    if (one_address(0, 32)) return {1, 1};
+    int per_bank[32] = {}, scratch_bank[32] = {};
+    const long long words = add_words(0, 16, per_bank) + add_words(16, 32, per_bank);
+    long long quarter_words = 0;
+    for (int q = 0; q < 4; ++q) quarter_words += add_words(8 * q, 8 * q + 8, scratch_bank);
+    const long long bandwidth = (quarter_words + 31) / 32;
+    c.wavefronts = std::max<long long>(*std::max_element(per_bank, per_bank + 32), bandwidth);
+    c.ideal = std::max<long long>({1, (words + 31) / 32, bandwidth});
+  } else {
+    for (int h = 0; h < 2; ++h) {
+      if (!has_lanes(16 * h, 16 * h + 16)) continue;
+      if (one_address(16 * h, 16 * h + 16)) {
+        ++c.wavefronts, ++c.ideal;
+        continue;
+      }
+      int per_bank[32] = {};
+      const long long words = add_words(16 * h, 16 * h + 8, per_bank) + add_words(16 * h + 8, 16 * h + 16, per_bank);
+      c.wavefronts += *std::max_element(per_bank, per_bank + 32);
+      c.ideal += std::max<long long>(1, (words + 31) / 32);
+    }
+  }
+  return c;
+}
 
 /// Units of one request (lanes [i, j) of a sorted group): sectors or wavefronts, and the ideal.
 void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals& t) {
@@ -68,6 +149,9 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
     std::sort(scratch.begin(), scratch.end());
     const long long sectors = std::unique(scratch.begin(), scratch.end()) - scratch.begin();
     t.units += sectors;
+    // 128-byte lines (4 sectors each) the sorted, distinct sectors fall in.
+    for (long long k = 0; k < sectors; ++k)
+      if (k == 0 || scratch[k] >> 2 != scratch[k - 1] >> 2) ++t.lines;
     // Ideal: the distinct bytes requested, packed into sectors.
     static thread_local std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;
     spans.clear();
@@ -82,17 +166,10 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
     }
     t.ideal += (distinct + 31) / 32;
   } else {
-    // Wavefronts: the most distinct 4-byte words any one of the 32 banks must deliver.
-    for (std::size_t k = i; k < j; ++k) {
-      bytes += v[k].size;
-      for (unsigned o = 0; o < v[k].size; o += 4) scratch.push_back((v[k].addr + o) >> 2);
-    }
-    std::sort(scratch.begin(), scratch.end());
-    scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
-    int per_bank[32] = {};
-    for (std::uintptr_t word : scratch) ++per_bank[word % 32];
-    t.units += *std::max_element(per_bank, per_bank + 32);
-    t.ideal += std::max<long long>(1, (static_cast<long long>(scratch.size()) + 31) / 32);
+    for (std::size_t k = i; k < j; ++k) bytes += v[k].size;
+    const SharedCost c = shared_wavefronts(v, i, j);
+    t.units += c.wavefronts;
+    t.ideal += c.ideal;
   }
   t.bytes += bytes;
   t.lanes += static_cast<long long>(j - i);
@@ -178,6 +255,23 @@ void tracing_end_block(Worker& w) {
   std::map<Key, Totals> local;
   for (std::vector<Access>& v : w.accesses) {
     if (v.empty()) continue;
+    // Shared loads each lane made while a global load of its own had not yet been followed by a
+    // shared store (the loaded value is on its way to shared memory): work that can hide that
+    // load's latency, as in a double-buffered tile loop. Walked in recording order, which is each
+    // lane's program order.
+    {
+      bool pending[64] = {};
+      for (const Access& a : v) {
+        if (a.flags & kAtomic) continue;
+        if (!(a.flags & kShared)) {
+          if (!(a.flags & kStore)) pending[a.lane % 64] = true;
+        } else if (a.flags & kStore) {
+          pending[a.lane % 64] = false;
+        } else if (pending[a.lane % 64]) {
+          ++local[Key{w.launch->id, w.launch->file, w.launch->line, a.ra, a.flags}].under_global_load;
+        }
+      }
+    }
     Totals* totals = nullptr;  // of the instruction of the last request: requests come per instruction
     std::uintptr_t totals_ra = 0;
     std::uint8_t totals_flags = 0;
@@ -391,6 +485,8 @@ std::vector<LineMetrics> metrics_by_line() {
     m.bytes_requested += t.bytes;
     m.units += t.units;
     m.ideal_units += t.ideal;
+    m.lines += t.lines;
+    m.under_global_load += t.under_global_load;
     long long most = 0;
     for (const auto& [stride, count] : t.strides)
       if (count > most) {

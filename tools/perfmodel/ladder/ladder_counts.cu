@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gpulab/emu/metrics.hpp"
+#include "gpulab/emu/watch.hpp"
 #include "gpulab/host.hpp"
 #include "sgemm_configs.hpp"
 #include "steps.hpp"
@@ -26,6 +27,7 @@
 namespace {
 
 struct Traffic {
+  long long global_load_lines = 0, shared_load_lanes = 0, shared_load_lanes_under_global = 0;
   long long global_load_requests = 0, global_load_sectors = 0, global_store_requests = 0,
             global_store_sectors = 0, shared_requests = 0, shared_wavefronts = 0, shared_load_requests = 0,
             shared_load_wavefronts = 0;
@@ -40,6 +42,8 @@ Traffic traffic() {
       if (!m.store) {
         t.shared_load_requests += m.requests;
         t.shared_load_wavefronts += m.units;
+        t.shared_load_lanes += m.lane_accesses;
+        t.shared_load_lanes_under_global += m.under_global_load;
       }
     } else if (m.store) {
       t.global_store_requests += m.requests;
@@ -47,6 +51,7 @@ Traffic traffic() {
     } else {
       t.global_load_requests += m.requests;
       t.global_load_sectors += m.units;
+      t.global_load_lines += m.lines;
     }
   }
   return t;
@@ -91,7 +96,8 @@ int main(int argc, char** argv) {
   gpulab::copy_to_device(db, b.data(), bytes);
   std::printf("step\tn\tfma\tfp32\tinteger\tload\tstore\tbranch\tconvert\tspecial\ttotal\t"
               "global_load_requests\tglobal_load_sectors\tglobal_store_requests\tglobal_store_sectors\t"
-              "shared_requests\tshared_wavefronts\tshared_load_requests\tshared_load_wavefronts\n");
+              "shared_requests\tshared_wavefronts\tshared_load_requests\tshared_load_wavefronts\t"
+              "global_load_lines\tblocks\tthreads_per_block\tbarriers_per_block\tshared_loads_under_global_load\n");
   int failures = 0;
   struct Row {
     const char* name;
@@ -115,8 +121,14 @@ int main(int argc, char** argv) {
     gpulab::synchronize();
     gpulab::emu::reset_metrics();
     gpulab::emu::reset_instruction_counts();
+    gpulab::emu::begin_watch();
     step.run(n, n, n, 1.0f, da, db, 0.0f, dc);
     gpulab::synchronize();
+    gpulab::emu::end_watch();
+    // The step's launch (each step launches one kernel once at tile multiples).
+    const auto shapes = gpulab::emu::launch_shapes();
+    const gpulab::emu::LaunchShape shape = shapes.empty() ? gpulab::emu::LaunchShape{} : shapes.back();
+    const double barriers_per_block = shape.blocks ? static_cast<double>(gpulab::emu::kernel_barriers()) / shape.blocks : 0;
     const auto ic = gpulab::emu::instruction_counts();
     const Traffic t = traffic();
     gpulab::copy_to_host(c.data(), dc, bytes);
@@ -129,11 +141,14 @@ int main(int argc, char** argv) {
       continue;
     }
     namespace in = gpulab::emu::instr;
-    std::printf("%.*s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\n",
+    if (shapes.size() != 1) std::fprintf(stderr, "%s: %zu launches (one expected)\n", step.name, shapes.size());
+    std::printf("%.*s\t%d\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%g\t%.4f\n",
                 step.name[2] == 's' ? 3 : 2, step.name, n, ic[in::fma32], ic[in::fp32], ic[in::integer], ic[in::load], ic[in::store],
                 ic[in::branch], ic[in::convert], ic[in::special], ic[in::total], t.global_load_requests,
                 t.global_load_sectors, t.global_store_requests, t.global_store_sectors, t.shared_requests,
-                t.shared_wavefronts, t.shared_load_requests, t.shared_load_wavefronts);
+                t.shared_wavefronts, t.shared_load_requests, t.shared_load_wavefronts, t.global_load_lines,
+                shape.blocks, shape.threads_per_block, barriers_per_block,
+                t.shared_load_lanes ? static_cast<double>(t.shared_load_lanes_under_global) / t.shared_load_lanes : 0.0);
     std::fflush(stdout);
   }
   gpulab::device_free(da);

@@ -34,6 +34,10 @@ struct LineMetrics {
   long long bytes_requested = 0;  ///< sum of the lanes' access sizes
   long long units = 0;            ///< sectors (global) or wavefronts (shared)
   long long ideal_units = 0;      ///< the fewest sectors / wavefronts those bytes could need
+  long long lines = 0;            ///< global: the 128-byte lines each request's sectors lie in, summed
+  /// Shared loads: lane accesses made while a global load of the same lane had not yet been
+  /// followed by a shared store (work that can hide that load's latency: a double-buffered loop).
+  long long under_global_load = 0;
   /// The most frequent address step from a lane to the next (bytes): 4 for floats read
   /// contiguously, 4*n when each thread walks its own row of n floats.
   long long lane_stride_bytes = 0;

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Registers and static shared memory of each kernel of lab 06's SGEMM ladder, as nvcc compiles it
+for an H100/H200 (sm_90): the input the performance model needs for occupancy. Compile-only, so it
+runs on any machine with nvcc (no GPU):
+
+    python3 tools/perfmodel/resources.py > docs/results/perfmodel-ladder-resources.tsv
+
+One row per step: the kernel the H200's ladder ran at 4096^3 (for step 10, the reference's
+128 x 128 tiles without bounds checks), its registers per thread and static shared bytes per block
+(ptxas's `--resource-usage` report, with the flags of the cuda preset's Release build: -O3).
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SOL = os.path.join(ROOT, "solutions", "06-sgemm")
+# step -> (source file, a pattern of the demangled kernel name)
+STEPS = [
+    ("01", "steps/01_naive.cu", r"naive_kernel"),
+    ("02", "steps/02_coalesced.cu", r"coalesced_kernel"),
+    ("03", "steps/03_smem_tiling.cu", r"smem_tiling_kernel"),
+    ("04", "steps/04_register_1d.cu", r"register_1d_kernel"),
+    ("05", "steps/05_register_2d.cu", r"register_2d_kernel"),
+    ("06", "steps/06_float4_loads.cu", r"float4_loads_kernel"),
+    ("07", "steps/07_transposed_a.cu", r"transposed_a_kernel"),
+    ("08", "steps/08_double_buffer.cu", r"double_buffer_kernel"),
+    ("09", "steps/09_warp_tiling.cu", r"warp_tiling_kernel"),
+    ("10", "sgemm.cu", r"sgemm_tiled<sgemm_ref::TileConfig<128, 128, .*>, false>"),
+    ("10s", "sgemm.cu", r"sgemm_tiled<sgemm_ref::TileConfig<64, 64, .*>, false>"),
+]
+
+
+def kernels_of(path, arch="sm_90"):
+    """{demangled kernel name: (registers, static shared bytes)} of one file."""
+    cmd = ["nvcc", "-std=c++17", "-O3", f"-arch={arch}", "-c", "--resource-usage", "-o", os.devnull,
+           "-I", os.path.join(ROOT, "common", "include"), "-I", os.path.join(ROOT, "labs", "06-sgemm"),
+           "-I", SOL, "-I", os.path.join(SOL, "steps"), path]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    names = subprocess.run(["c++filt"], input=out, capture_output=True, text=True, check=True).stdout
+    found, current = {}, None
+    for line in names.splitlines():
+        m = re.search(r"Compiling entry function '(.*)' for", line)
+        if m:
+            current = m.group(1)
+            continue
+        m = re.search(r"Used (\d+) registers.*?(?:(\d+) bytes smem)?$", line)
+        if m and current:
+            found[current] = (int(m.group(1)), int(m.group(2) or 0))
+            current = None
+    return found
+
+
+def main():
+    print("# python3 tools/perfmodel/resources.py (nvcc %s, sm_90, -O3, compile only)" %
+          subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split("release ")[-1].split(",")[0])
+    print("step\tregisters\tshared_bytes\tkernel")
+    cache = {}
+    for step, src, pattern in STEPS:
+        path = os.path.join(SOL, src)
+        if path not in cache:
+            cache[path] = kernels_of(path)
+        hits = [(k, v) for k, v in cache[path].items() if re.search(pattern, k)]
+        if len(hits) != 1:
+            sys.exit(f"step {step}: {len(hits)} kernels match {pattern!r} in {src}")
+        (name, (regs, smem)), = hits
+        print(f"{step}\t{regs}\t{smem}\t{name[:name.rfind('(')]}")
+
+
+if __name__ == "__main__":
+    main()
