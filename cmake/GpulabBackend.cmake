@@ -87,6 +87,14 @@ function(gpulab_kernel_sources target)
           -fsanitize-coverage=func,trace-loads,trace-stores -fno-vectorize -fno-slp-vectorize
           -gline-tables-only)
       endif()
+      if(GPULAB_EMU_METRICS AND GPULAB_PLAIN_TWINS AND GPULAB_TWIN_PASS_FOUND)
+        # An untraced twin of every function (tools/perfmodel/twin_pass.cpp), for a scope that
+        # sets GPULAB_PLAIN_TWINS: blocks outside the sample of GPULAB_EMU_CHECKS=sample run it.
+        set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+          "-fpass-plugin=${GPULAB_TWIN_PASS}")
+        set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_TWIN_PASS}")
+        add_dependencies(${target} gpulab_twin_pass)
+      endif()
       if(GPULAB_COUNT_INSTRUCTIONS AND GPULAB_COUNT_PASS_FOUND)
         # Instructions executed, by class (tools/perfmodel/count_pass.cpp), with or without the
         # access tracing: for the performance model's programs only (a scope that sets

@@ -61,7 +61,11 @@ GPUS = {
 
 def read_tsv(path):
     with open(path) as f:
-        return list(csv.DictReader((line for line in f if not line.startswith("#")), delimiter="\t"))
+        return read_tsv_text(f.read())
+
+
+def read_tsv_text(text):
+    return list(csv.DictReader((line for line in text.splitlines() if not line.startswith("#")), delimiter="\t"))
 
 
 def warp_instructions(c):

@@ -4,6 +4,7 @@ for an H100/H200 (sm_90): the input the performance model needs for occupancy. C
 runs on any machine with nvcc (no GPU):
 
     python3 tools/perfmodel/resources.py > docs/results/perfmodel-ladder-resources.tsv
+    python3 tools/perfmodel/resources.py NAME=FILE ...   (one row per file with one kernel)
 
 One row per step: the kernel the H200's ladder ran at 4096^3 (for step 10, the reference's
 128 x 128 tiles without bounds checks), its registers per thread and static shared bytes per block
@@ -52,7 +53,24 @@ def kernels_of(path, arch="sm_90"):
     return found
 
 
+def file_row(path):
+    """(registers, shared bytes, kernel) of the one kernel of a hand-in file; exits if it has none
+    or several (the model would not know which one the 4096^3 product runs)."""
+    found = kernels_of(path)
+    if len(found) != 1:
+        sys.exit(f"{path}: {len(found)} kernels (one expected)")
+    (name, (regs, smem)), = found.items()
+    return regs, smem, name[:name.rfind("(")]
+
+
 def main():
+    if len(sys.argv) > 1:  # resources.py NAME=FILE ...: one row per hand-in
+        print("step\tregisters\tshared_bytes\tkernel")
+        for arg in sys.argv[1:]:
+            name, path = arg.split("=", 1)
+            regs, smem, kernel = file_row(path)
+            print(f"{name}\t{regs}\t{smem}\t{kernel}")
+        return
     print("# python3 tools/perfmodel/resources.py (nvcc %s, sm_90, -O3, compile only)" %
           subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split("release ")[-1].split(",")[0])
     print("step\tregisters\tshared_bytes\tkernel")

@@ -3,8 +3,8 @@
 # checks (a gpulab kernel file and a plain CUDA file through the <<<>>> translator); without checks
 # the report says so and has no metrics, and a barrier fault is still reported; with sampled
 # checks the report says how many blocks were checked, the per-request metrics of a uniform
-# kernel equal the full run's, and a shared-memory race is still found (the first block is always
-# checked); an unknown --checks value is refused.
+# kernel equal the full run's, a shared-memory race in the first block and an out-of-bounds read in
+# the last are still found (both are always checked); an unknown --checks value is refused.
 # Usage: tools/tests/run_no_checks_test.sh REPO_ROOT BUILD_DIR
 set -uo pipefail
 root="$1"
@@ -54,6 +54,10 @@ echo "ok: sampled checks: the same blocks and metrics for 1 and 8 workers"
 run --checks=sample "$root/tools/tests/run/race_in_first_block.cu" > "$tmp/race.txt" 2>&1
 grep -q "\[race\]" "$tmp/race.txt" || fail "the race was not found with sampled checks: $(cat "$tmp/race.txt")"
 echo "ok: sampled checks still find a race in the first block"
+run --checks=sample "$root/tools/tests/run/oob_in_last_block.cu" > "$tmp/oob.txt" 2>&1
+grep -q "\[out-of-bounds\].*oob_in_last_block.cu:8" "$tmp/oob.txt" || fail "the read past the end was not stopped with sampled checks: $(cat "$tmp/oob.txt")"
+grep -q "the others run as with --no-checks" "$tmp/oob.txt" || fail "the sampled report does not say the other blocks run unchecked"
+echo "ok: sampled checks stop an out-of-bounds read in the last block, and say the others run unchecked"
 
 run --checks=bogus "$root/examples/transpose.cu" > "$tmp/bogus.txt" 2>&1 && fail "--checks=bogus was accepted"
 grep -q "takes all, sample or none" "$tmp/bogus.txt" || fail "--checks=bogus: $(cat "$tmp/bogus.txt")"

@@ -12,6 +12,10 @@
 
 #include "gpulab/emu/kernel.hpp"
 
+// Registry of untraced twins (called by code the twin pass adds to kernel files).
+extern "C" void gpulab_emu_register_twin(void* traced, void* plain);
+extern "C" void* gpulab_emu_plain_twin(void* function);
+
 namespace gpulab::emu::detail {
 
 enum class State : std::uint8_t { runnable, at_barrier, at_warp, at_activemask, done };
@@ -191,6 +195,12 @@ struct Worker {
 };
 
 extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));
+/// True while this thread runs a block whose accesses nobody needs: outside the sample of
+/// GPULAB_EMU_CHECKS=sample and not watched by the grader. The tracing hooks then return at once,
+/// so the block runs nearly as fast as one built without them.
+extern __thread bool untraced_block __attribute__((tls_model("initial-exec")));
+/// The untraced twin of a launch thunk (tools/perfmodel/twin_pass.cpp), or the thunk itself.
+KernelThunk plain_twin(KernelThunk traced);
 
 /// Records a fault for the running block, then never returns to the faulting fiber.
 [[noreturn]] void fault(const std::string& kind, const std::string& message);

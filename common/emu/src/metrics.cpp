@@ -434,7 +434,9 @@ bool detail::block_is_checked(unsigned long long launch_id, unsigned long long i
     h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
     h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
     h ^= h >> 31;
-    checked = h % 16 == 0;
+    // 1 in 16 blocks of small grids; about 16 of a larger grid's (its traced blocks' cost then
+    // stays a small share of the launch, whatever the grid).
+    checked = h % std::max<unsigned long long>(16, blocks / 16) == 0;
   }
   ++g_blocks;
   if (checked) ++g_checked_blocks;

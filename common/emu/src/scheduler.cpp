@@ -10,6 +10,7 @@
 #include <cstring>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "gpulab/emu/metrics.hpp"
 #include "internal.hpp"
@@ -45,6 +46,20 @@ constexpr const char* kExitAtBarrierRule =
     " thread of the block reach the barrier.";
 
 __thread Worker* this_worker __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread bool untraced_block __attribute__((tls_model("initial-exec"))) = false;
+
+namespace {
+/// Traced function -> its untraced twin, filled by the constructors of kernel files built with
+/// the twin pass (before main: read-only while kernels run).
+std::unordered_map<const void*, void*>& twins() {
+  static std::unordered_map<const void*, void*> map;
+  return map;
+}
+}  // namespace
+
+KernelThunk plain_twin(KernelThunk traced) {
+  return reinterpret_cast<KernelThunk>(gpulab_emu_plain_twin(reinterpret_cast<void*>(traced)));
+}
 
 namespace {
 
@@ -164,7 +179,10 @@ bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
 void fiber_main(ctx::transfer_t t) {
   Worker& w = *this_worker;
   arrived(w, t);
-  w.launch->thunk(w.launch->closure);
+  // A block nobody traces runs the untraced twin of the launch's code where the kernel file has
+  // one (tools/perfmodel/twin_pass.cpp): its accesses do not even call the hooks.
+  const KernelThunk thunk = untraced_block ? plain_twin(w.launch->thunk) : w.launch->thunk;
+  thunk(w.launch->closure);
 
   // The thread returned from the kernel.
   Thread& self = *w.current;
@@ -268,6 +286,10 @@ void run_block(Worker& w, unsigned long long id) {
   w.checked = block_is_checked(L.id, id, static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z);
   poison_shared_memory(w);
   tracing_begin_block(w);
+  struct Untraced {  // for this block only, whichever way it ends
+    explicit Untraced(bool on) { untraced_block = on; }
+    ~Untraced() { untraced_block = false; }
+  } untraced(!w.checked && !L.watched);
 
   while (w.live > 0) {
     bool ran = false;
@@ -555,3 +577,14 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
 }
 
 }  // namespace gpulab::emu
+
+extern "C" void gpulab_emu_register_twin(void* traced, void* plain) {
+  gpulab::emu::detail::twins()[traced] = plain;
+}
+
+extern "C" void* gpulab_emu_plain_twin(void* function) {
+  const auto& map = gpulab::emu::detail::twins();
+  if (map.empty()) return function;
+  const auto it = map.find(function);
+  return it == map.end() ? function : it->second;
+}
