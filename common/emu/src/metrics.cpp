@@ -74,8 +74,8 @@ SharedCost shared_wavefronts(const std::vector<Access>& v, std::size_t i, std::s
   static thread_local std::vector<std::uintptr_t> scratch;
   unsigned width = 0;
   for (std::size_t k = i; k < j; ++k) width = std::max<unsigned>(width, v[k].size);
-  // Distinct words of the lanes [lo, hi) of the request's 32 (lane % 32), added to per_bank;
-  // returns their number.
+  // Distinct words of the lanes [lo, hi) of the request's 32 (lane % 32), added to per_bank
+  // (unless null); returns their number.
   auto add_words = [&](int lo, int hi, int* per_bank) {
     scratch.clear();
     for (std::size_t k = i; k < j; ++k) {
@@ -85,7 +85,8 @@ SharedCost shared_wavefronts(const std::vector<Access>& v, std::size_t i, std::s
     }
     std::sort(scratch.begin(), scratch.end());
     scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
-    for (std::uintptr_t word : scratch) ++per_bank[word % 32];
+    if (per_bank)
+      for (std::uintptr_t word : scratch) ++per_bank[word % 32];
     return static_cast<long long>(scratch.size());
   };
   auto one_address = [&](int lo, int hi) {  // every lane of [lo, hi) reads one address (and some do)
@@ -112,10 +113,10 @@ SharedCost shared_wavefronts(const std::vector<Access>& v, std::size_t i, std::s
     c.ideal = std::max<long long>(1, (words + 31) / 32);
   } else if (width <= 8) {
     if (one_address(0, 32)) return {1, 1};
-    int per_bank[32] = {}, scratch_bank[32] = {};
+    int per_bank[32] = {};
     const long long words = add_words(0, 16, per_bank) + add_words(16, 32, per_bank);
     long long quarter_words = 0;
-    for (int q = 0; q < 4; ++q) quarter_words += add_words(8 * q, 8 * q + 8, scratch_bank);
+    for (int q = 0; q < 4; ++q) quarter_words += add_words(8 * q, 8 * q + 8, nullptr);
     const long long bandwidth = (quarter_words + 31) / 32;
     c.wavefronts = std::max<long long>(*std::max_element(per_bank, per_bank + 32), bandwidth);
     c.ideal = std::max<long long>({1, (words + 31) / 32, bandwidth});
@@ -259,6 +260,9 @@ void tracing_end_block(Worker& w) {
     // shared store (the loaded value is on its way to shared memory): work that can hide that
     // load's latency, as in a double-buffered tile loop. Walked in recording order, which is each
     // lane's program order.
+    // Counted per instruction here, added to the instruction's totals once per warp.
+    static thread_local std::unordered_map<std::uintptr_t, long long> hidden;
+    hidden.clear();
     {
       bool pending[64] = {};
       for (const Access& a : v) {
@@ -268,10 +272,12 @@ void tracing_end_block(Worker& w) {
         } else if (a.flags & kStore) {
           pending[a.lane % 64] = false;
         } else if (pending[a.lane % 64]) {
-          ++local[Key{w.launch->id, w.launch->file, w.launch->line, a.ra, a.flags}].under_global_load;
+          ++hidden[a.ra];  // a shared load: flags kShared alone
         }
       }
     }
+    for (const auto& [ra, n] : hidden)
+      local[Key{w.launch->id, w.launch->file, w.launch->line, ra, kShared}].under_global_load += n;
     Totals* totals = nullptr;  // of the instruction of the last request: requests come per instruction
     std::uintptr_t totals_ra = 0;
     std::uint8_t totals_flags = 0;
