@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 #include <algorithm>
+#include <cstdlib>
+#include <cxxabi.h>
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -104,7 +106,8 @@ std::string compiler_errors(const std::string& output) {
 /// emulator's tracing hooks by hand (they would inflate the memory metrics). Comments and string
 /// literals are skipped, so a comment mentioning them is fine.
 std::string forbidden_words(const std::string& text, const std::string& name) {
-  static const std::regex word(R"(\b(asm|__asm|__asm__|__sanitizer_cov_\w*|__builtin_trap_unless_\w*)\b)");
+  static const std::regex word(
+      R"(\b(asm|__asm|__asm__|__sanitizer_cov_\w*|__builtin_trap_unless_\w*|gpulab_emu_\w*)\b)");
   std::string code;  // the text with comments and literals blanked, newlines kept
   code.reserve(text.size());
   enum { normal, line_comment, block_comment, string, character } state = normal;
@@ -139,7 +142,7 @@ std::string forbidden_words(const std::string& text, const std::string& name) {
   const long line = 1 + std::count(code.begin(), code.begin() + m.position(0), '\n');
   return name + ":" + std::to_string(line) + " uses '" + m[1].str() +
          "', which the grader does not allow: a kernel file needs no inline assembly and must not call the"
-         " emulator's tracing hooks (rule: source text)\n  hint: write the kernel in CUDA C++";
+         " emulator's tracing hooks or touch its instruction counters (rule: source text)\n  hint: write the kernel in CUDA C++";
 }
 
 /// The directories a compiler searches for <...> headers by itself (its own and the system's),
@@ -226,6 +229,59 @@ SandboxSpec base_sandbox(const std::string& build_dir, const std::string& writab
   spec.workdir = writable;
   spec.timeout_seconds = timeout_seconds;
   return spec;
+}
+
+std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, const std::vector<std::string>& files,
+                             const std::string& work_dir, const std::string& arch, double timeout_seconds,
+                             bool verbose) {
+  using nlohmann::json;
+  auto unavailable = [](const std::string& why) { return json{{"not_measured", why}}.dump(); };
+  std::string nvcc;
+  for (const std::string& candidate : {std::string("/usr/local/cuda/bin/nvcc"), std::string("/usr/bin/nvcc")})
+    if (fs::exists(candidate)) {
+      nvcc = candidate;
+      break;
+    }
+  if (nvcc.empty())
+    return unavailable("no nvcc on this machine: the emulator's performance grade predicts a GPU's speed from the"
+                       " kernels' registers, which nvcc reports (install the CUDA Toolkit; compiling is enough, no GPU"
+                       " is needed)");
+  const std::string tmp = work_dir + "/nvcc-tmp";
+  fs::create_directories(tmp);
+  SandboxSpec spec = base_sandbox(build_dir, work_dir, timeout_seconds);
+  spec.address_space_bytes = std::size_t{8} << 30;
+  spec.file_size_bytes = std::size_t{512} << 20;
+  spec.env["TMPDIR"] = tmp;
+  json kernels = json::array();
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex used(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
+  for (const std::string& file : files) {
+    const ProcessResult r =
+        confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-c", "--resource-usage", "-o", "/dev/null", "-I",
+                  std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I",
+                  fs::path(file).parent_path().string(), "-x", "cu", file},
+                 spec, verbose);
+    if (!r.ok())
+      return unavailable("nvcc could not compile " + fs::path(file).filename().string() + " for " + arch +
+                         " to count its registers (" + r.describe() + "):\n" + tail_lines(r.output, 8));
+    std::istringstream lines(r.output);
+    std::string current;
+    for (std::string line; std::getline(lines, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, entry)) {
+        current = m[1].str();
+      } else if (!current.empty() && std::regex_search(line, m, used)) {
+        int status = 0;
+        char* demangled = abi::__cxa_demangle(current.c_str(), nullptr, nullptr, &status);
+        kernels.push_back({{"kernel", status == 0 && demangled ? std::string(demangled) : current},
+                           {"registers", std::stoi(m[1].str())},
+                           {"shared_bytes", m[2].matched ? std::stoll(m[2].str()) : 0LL}});
+        std::free(demangled);
+        current.clear();
+      }
+    }
+  }
+  return json{{"arch", arch}, {"kernels", kernels}}.dump();
 }
 
 HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const std::vector<std::string>& files,

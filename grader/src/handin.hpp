@@ -24,6 +24,16 @@ struct HandinBuild {
 HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const std::vector<std::string>& files,
                          const std::string& work_dir, double timeout_seconds, bool verbose);
 
+/// Registers per thread and static shared memory per block of every kernel in `files`, as nvcc
+/// compiles them for `arch` (ptxas's --resource-usage, -O3, compile only), run in the sandbox with
+/// the include directories of the repository's headers and the lab's: the occupancy input of the
+/// performance model that grades the emulator's performance checks (kit::kernel_resources). A JSON
+/// document for the judge's --kernel-resources: {"kernels": [{"kernel", "registers",
+/// "shared_bytes"}...], "arch"} or {"not_measured": why}.
+std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, const std::vector<std::string>& files,
+                             const std::string& work_dir, const std::string& arch, double timeout_seconds,
+                             bool verbose);
+
 /// The isolation settings shared by the compiler, the linker and the lab process: the source
 /// and build trees read-only, `writable` the only writable place, a clean environment.
 SandboxSpec base_sandbox(const std::string& build_dir, const std::string& writable, double timeout_seconds);

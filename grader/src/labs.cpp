@@ -522,6 +522,20 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     for (const auto& s : lab.sources) r.source += (r.source.empty() ? "" : ", ") + lab.solution_dir + "/" + s;
     fs::create_directories(work);
   }
+  // The emulator's performance grade from a model of a GPU: the kernels' registers and static
+  // shared memory, from nvcc in the sandbox (compile only), for the judge. The files are those the
+  // build compiled (a hand-in's staged copies) or the reference's.
+  std::string kernel_resources_path;
+  if (opt.backend == "emu" && !opt.skip_performance && rubric.text("performance.emu", "model")) {
+    std::vector<std::string> compiled;
+    for (const auto& s : lab.sources)
+      compiled.push_back(opt.impl == "solution" ? lab.solution_dir + "/" + s : work + "/src/" + s);
+    kernel_resources_path = work + "/kernel-resources.json";
+    std::ofstream(kernel_resources_path)
+        << kernel_resources(opt.build_dir, lab, compiled, work,
+                            rubric.text("performance.emu", "model_arch").value_or("sm_90"), build_timeout, opt.verbose);
+    lap("build");
+  }
 
   // 2. Run it in the sandbox, once per warp size, recording into a file only the grader can
   // see; 3. judge each record with the trusted judge.
@@ -572,6 +586,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     std::vector<std::string> jargv{judge, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
                                    "--replay", record_path, "--report", report_path, "--runner-status", status};
     if (!first || opt.skip_performance) jargv.push_back("--no-performance");
+    else if (!kernel_resources_path.empty()) jargv.insert(jargv.end(), {"--kernel-resources", kernel_resources_path});
     if (gpu_sanitizer) {
       // The GPU's sanitizer watches a whole process: a run of the sanitizer checks per tool.
       const std::string findings = work + "/gpu-findings.json";

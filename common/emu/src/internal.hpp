@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpulab/emu/kernel.hpp"
+#include "gpulab/emu/watch.hpp"
 
 // Registry of untraced twins (called by code the twin pass adds to kernel files).
 extern "C" void gpulab_emu_register_twin(void* traced, void* plain);
@@ -250,8 +251,9 @@ inline std::uint64_t* watch_bitmap(WatchBits& wb, int which) {
   std::uint64_t* b = wb.bits[which].load(std::memory_order_acquire);
   return b ? b : watch_bitmap_slow(wb, which);
 }
-/// Sectors moved by a block of a watched launch (metrics.cpp, at block end).
-void watch_add_sectors(long long load_sectors, long long store_sectors);
+/// Traffic of a block of a watched launch (metrics.cpp, at block end): sectors, requests, lines,
+/// shared wavefronts (the traffic fields of LaunchCounts; the others are ignored).
+void watch_add_traffic(const LaunchCounts& block);
 /// A block-wide barrier or a warp's shuffle completed during a watch (scheduler.cpp).
 void watch_count_barrier();
 void watch_count_shuffle();

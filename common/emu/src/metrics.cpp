@@ -292,10 +292,25 @@ void tracing_end_block(Worker& w) {
     v.clear();
   }
   if (w.launch->watched) {
-    long long loads = 0, stores = 0;
-    for (const auto& [k, t] : local)
-      if (!(k.flags & kShared)) (k.flags & kStore ? stores : loads) += t.units;
-    watch_add_sectors(loads, stores);
+    LaunchCounts block;
+    for (const auto& [k, t] : local) {
+      if (k.flags & kShared) {
+        block.shared_requests += t.requests;
+        block.shared_wavefronts += t.units;
+        if (!(k.flags & kStore)) {
+          block.shared_load_lanes += t.lanes;
+          block.shared_load_lanes_under_global += t.under_global_load;
+        }
+      } else if (k.flags & kStore) {
+        block.global_store_requests += t.requests;
+        block.global_store_sectors += t.units;
+      } else {
+        block.global_load_requests += t.requests;
+        block.global_load_sectors += t.units;
+        block.global_load_lines += t.lines;
+      }
+    }
+    watch_add_traffic(block);
   }
   std::lock_guard<std::mutex> lock(g_mutex);
   for (const auto& [k, t] : local) g_totals[k].add(t);

@@ -26,11 +26,53 @@ std::atomic<bool> g_active{false};
 /// Bitmaps of the allocations that watched launches could touch, by allocation start.
 std::map<std::uintptr_t, std::unique_ptr<WatchBits>> g_bits;
 std::atomic<long long> g_launches{0}, g_load_sectors{0}, g_store_sectors{0}, g_barriers{0}, g_shuffles{0};
-/// Per watched launch: blocks, threads per block, and the sector count when it began (launches
-/// run one after another, so a launch's sectors are the difference to the next one's start).
+/// The other traffic counts of LaunchCounts, summed over the watch's blocks.
+std::atomic<long long> g_load_requests{0}, g_load_lines{0}, g_store_requests{0}, g_shared_requests{0},
+    g_shared_wavefronts{0}, g_shared_load_lanes{0}, g_shared_under_global{0};
+/// Per watched launch: blocks, threads per block, dynamic shared bytes, and the counts when it
+/// began (launches run one after another, so a launch's counts are the difference to the next
+/// one's start, or to the counts now for the last).
 struct ShapeStart {
-  long long blocks, threads, sectors_before;
+  long long blocks, threads, dynamic_shared;
+  LaunchCounts before;
 };
+
+/// The watch's counts so far (instructions: the emulator's totals, which the watch does not reset).
+LaunchCounts counts_now() {
+  LaunchCounts c;
+  c.global_load_requests = g_load_requests.load();
+  c.global_load_sectors = g_load_sectors.load();
+  c.global_load_lines = g_load_lines.load();
+  c.global_store_requests = g_store_requests.load();
+  c.global_store_sectors = g_store_sectors.load();
+  c.shared_requests = g_shared_requests.load();
+  c.shared_wavefronts = g_shared_wavefronts.load();
+  c.shared_load_lanes = g_shared_load_lanes.load();
+  c.shared_load_lanes_under_global = g_shared_under_global.load();
+  c.barriers = g_barriers.load();
+  c.shuffles = g_shuffles.load();
+  const InstructionCounts ic = instruction_counts();
+  static_assert(sizeof(c.instructions) / sizeof(c.instructions[0]) == instr::classes);
+  for (int i = 0; i < instr::classes; ++i) c.instructions[i] = ic[i];
+  return c;
+}
+
+LaunchCounts difference(const LaunchCounts& to, const LaunchCounts& from) {
+  LaunchCounts d;
+  d.global_load_requests = to.global_load_requests - from.global_load_requests;
+  d.global_load_sectors = to.global_load_sectors - from.global_load_sectors;
+  d.global_load_lines = to.global_load_lines - from.global_load_lines;
+  d.global_store_requests = to.global_store_requests - from.global_store_requests;
+  d.global_store_sectors = to.global_store_sectors - from.global_store_sectors;
+  d.shared_requests = to.shared_requests - from.shared_requests;
+  d.shared_wavefronts = to.shared_wavefronts - from.shared_wavefronts;
+  d.shared_load_lanes = to.shared_load_lanes - from.shared_load_lanes;
+  d.shared_load_lanes_under_global = to.shared_load_lanes_under_global - from.shared_load_lanes_under_global;
+  d.barriers = to.barriers - from.barriers;
+  d.shuffles = to.shuffles - from.shuffles;
+  for (int i = 0; i < instr::classes; ++i) d.instructions[i] = to.instructions[i] - from.instructions[i];
+  return d;
+}
 std::vector<ShapeStart> g_shapes;  // g_mutex
 std::vector<HostWrite> g_writes;
 /// Host code's direct accesses: (return address, store) -> count.
@@ -74,8 +116,9 @@ void begin_watch() {
   g_bits.clear();
   g_launches = 0;
   g_shapes.clear();
-  g_load_sectors = 0;
-  g_store_sectors = 0;
+  for (auto* a : {&g_load_sectors, &g_store_sectors, &g_load_requests, &g_load_lines, &g_store_requests,
+                  &g_shared_requests, &g_shared_wavefronts, &g_shared_load_lanes, &g_shared_under_global})
+    a->store(0);
   g_barriers = 0;
   g_shuffles = 0;
   g_writes.clear();
@@ -94,10 +137,15 @@ long long kernel_launches() { return g_launches.load(); }
 std::vector<LaunchShape> launch_shapes() {
   std::lock_guard<std::mutex> lock(g_mutex);
   std::vector<LaunchShape> out;
-  const long long total = g_load_sectors.load() + g_store_sectors.load();
+  const LaunchCounts now = counts_now();
   for (std::size_t i = 0; i < g_shapes.size(); ++i) {
-    const long long end = i + 1 < g_shapes.size() ? g_shapes[i + 1].sectors_before : total;
-    out.push_back({g_shapes[i].blocks, g_shapes[i].threads, end - g_shapes[i].sectors_before});
+    LaunchShape s;
+    s.blocks = g_shapes[i].blocks;
+    s.threads_per_block = g_shapes[i].threads;
+    s.dynamic_shared_bytes = g_shapes[i].dynamic_shared;
+    s.counts = difference(i + 1 < g_shapes.size() ? g_shapes[i + 1].before : now, g_shapes[i].before);
+    s.sectors = s.counts.global_load_sectors + s.counts.global_store_sectors;
+    out.push_back(s);
   }
   return out;
 }
@@ -189,7 +237,7 @@ void watch_begin_launch(Launch& L) {
   ++g_launches;
   g_shapes.push_back({static_cast<long long>(L.grid.x) * L.grid.y * L.grid.z,
                       static_cast<long long>(L.block.x) * L.block.y * L.block.z,
-                      g_load_sectors.load() + g_store_sectors.load()});
+                      static_cast<long long>(L.dynamic_shared), counts_now()});
   L.watch_bits.clear();
   for (const auto& [base, bytes] : L.allocations) {
     std::unique_ptr<WatchBits>& wb = g_bits[base];
@@ -212,9 +260,16 @@ std::uint64_t* watch_bitmap_slow(WatchBits& wb, int which) {
   return expected;
 }
 
-void watch_add_sectors(long long load_sectors, long long store_sectors) {
-  g_load_sectors += load_sectors;
-  g_store_sectors += store_sectors;
+void watch_add_traffic(const LaunchCounts& b) {
+  g_load_requests += b.global_load_requests;
+  g_load_sectors += b.global_load_sectors;
+  g_load_lines += b.global_load_lines;
+  g_store_requests += b.global_store_requests;
+  g_store_sectors += b.global_store_sectors;
+  g_shared_requests += b.shared_requests;
+  g_shared_wavefronts += b.shared_wavefronts;
+  g_shared_load_lanes += b.shared_load_lanes;
+  g_shared_under_global += b.shared_load_lanes_under_global;
 }
 
 void watch_count_barrier() {

@@ -184,6 +184,42 @@ TEST_P(Watch, EachLaunchShapeAndItsSectorsAreRecordedInOrder) {
   emu::end_watch();
 }
 
+TEST_P(Watch, EachLaunchHasItsOwnCountsForAPerformanceModel) {
+  // Two launches with different traffic: each launch's counts are its own, not the watch's.
+  REQUIRE_TRACING();
+  WorkerCount workers(4);
+  const int warp = GetParam(), blocks = 4, threads = 128, n = blocks * threads;
+  DeviceBuffer<float> in(std::vector<float>(n, 1.0f)), out(n), sums(blocks);
+  emu::begin_watch();
+  launch(copy_floats, blocks, threads, 0, in.data(), out.data(), n);
+  launch(block_sum, blocks, threads, 48, in.data(), sums.data());
+  emu::end_watch();
+  const std::vector<emu::LaunchShape> shapes = emu::launch_shapes();
+  ASSERT_EQ(shapes.size(), 2u);
+  const emu::LaunchCounts& copy = shapes[0].counts;
+  const long long warps = static_cast<long long>(blocks) * threads / warp;
+  // Global requests as the metrics count them: per 32 lanes at either warp size.
+  const long long requests = static_cast<long long>(n) / 32;
+  EXPECT_EQ(copy.global_load_requests, requests);
+  EXPECT_EQ(copy.global_store_requests, requests);
+  EXPECT_EQ(copy.global_load_sectors, n * 4 / 32);
+  EXPECT_EQ(copy.global_load_lines, n * 4 / 128);  // a warp's contiguous floats: whole 128-byte lines
+  EXPECT_EQ(copy.shared_requests, 0);
+  EXPECT_EQ(copy.barriers, 0);
+  EXPECT_EQ(copy.shuffles, 0);
+  EXPECT_EQ(shapes[0].dynamic_shared_bytes, 0);
+  const emu::LaunchCounts& sum = shapes[1].counts;
+  EXPECT_EQ(shapes[1].dynamic_shared_bytes, 48);
+  EXPECT_EQ(sum.barriers, blocks);
+  EXPECT_EQ(sum.global_load_requests, requests);
+  EXPECT_EQ(sum.global_store_sectors, blocks);  // one float per block, a sector each
+  // Shared: each warp's lane 0 stores its sum (a request per warp), then the first warp loads.
+  EXPECT_EQ(sum.shared_requests, warps + blocks);
+  EXPECT_GE(sum.shared_load_lanes, static_cast<long long>(blocks) * (threads / warp));
+  EXPECT_LE(sum.shared_load_lanes_under_global, sum.shared_load_lanes);
+  EXPECT_EQ(shapes[0].counts.global_load_sectors + shapes[1].counts.global_load_sectors, emu::kernel_load_sectors());
+}
+
 TEST_P(Watch, BarriersAndShufflesAreCountedPerBlockAndPerWarp) {
   // Counted in every build (they need no access tracing).
   const int warp = GetParam(), blocks = 3, threads = 128, warps = threads / warp;

@@ -109,7 +109,8 @@ std::uint64_t fnv1a(const std::string& s) {
   std::cerr << "lab process: " << why
             << "\nusage: <lab> --rubric FILE [--seed N] [--impl NAME] [--no-performance]\n"
                "         [--channel FD]                          runner: record what the code under test does\n"
-               "         [--replay FILE --report FILE [--runner-status TEXT] [--gpu-findings FILE]]   judge: replay and decide\n"
+               "         [--replay FILE --report FILE [--runner-status TEXT] [--gpu-findings FILE]\n"
+               "          [--kernel-resources FILE]]              judge: replay and decide\n"
                "       (with neither: run and judge in this process, for a quick look)\n";
   std::exit(2);
 }
@@ -173,6 +174,7 @@ int main(int argc, char** argv) {
     else if (a == "--replay") g_options.replay_path = value();
     else if (a == "--runner-status") g_options.runner_status = value();
     else if (a == "--gpu-findings") g_options.gpu_findings_path = value();
+    else if (a == "--kernel-resources") g_options.kernel_resources_path = value();
     else usage(("unknown argument " + a).c_str());
   }
   if (g_options.rubric_path.empty()) usage("--rubric is required");

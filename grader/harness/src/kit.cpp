@@ -214,7 +214,23 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   ev["barriers"] = emu::kernel_barriers();
   ev["shuffles"] = emu::kernel_shuffles();
   json shapes = json::array();
-  for (const auto& l : emu::launch_shapes()) shapes.push_back({l.blocks, l.threads_per_block, l.sectors});
+  for (const auto& l : emu::launch_shapes()) {
+    const emu::LaunchCounts& c = l.counts;
+    json counts = {{"global_load_requests", c.global_load_requests}, {"global_load_sectors", c.global_load_sectors},
+                   {"global_load_lines", c.global_load_lines}, {"global_store_requests", c.global_store_requests},
+                   {"global_store_sectors", c.global_store_sectors}, {"shared_requests", c.shared_requests},
+                   {"shared_wavefronts", c.shared_wavefronts}, {"shared_load_lanes", c.shared_load_lanes},
+                   {"shared_load_lanes_under_global", c.shared_load_lanes_under_global}, {"barriers", c.barriers},
+                   {"shuffles", c.shuffles}};
+    namespace in = emu::instr;
+    for (const auto& [name, k] : std::initializer_list<std::pair<const char*, int>>{
+             {"fp32", in::fp32}, {"fma", in::fma32}, {"fp64", in::fp64}, {"integer", in::integer}, {"load", in::load},
+             {"store", in::store}, {"branch", in::branch}, {"convert", in::convert}, {"special", in::special},
+             {"total", in::total}})
+      counts[name] = c.instructions[k];
+    shapes.push_back({{"blocks", l.blocks}, {"threads", l.threads_per_block}, {"sectors", l.sectors},
+                      {"dynamic_shared", l.dynamic_shared_bytes}, {"counts", counts}});
+  }
   ev["launch_shapes"] = shapes;
   json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array(),
        changed = json::array();
@@ -445,9 +461,19 @@ bool Call::run(const std::function<void()>& code_under_test) {
   E.store_sectors = ev.value("store_sectors", 0LL);
   E.barriers = ev.value("barriers", 0LL);
   E.shuffles = ev.value("shuffles", 0LL);
-  for (const auto& l : ev.value("launch_shapes", json::array()))
-    if (l.is_array() && l.size() == 3 && l[0].is_number_integer() && l[1].is_number_integer() && l[2].is_number_integer())
-      E.launch_shapes.push_back({l[0].get<long long>(), l[1].get<long long>(), l[2].get<long long>()});
+  for (const auto& l : ev.value("launch_shapes", json::array())) {
+    if (!l.is_object()) continue;
+    Evidence::Launch launch;
+    auto integer = [](const json& v) { return v.is_number_integer() ? v.get<long long>() : 0LL; };
+    launch.blocks = integer(l.value("blocks", json()));
+    launch.threads_per_block = integer(l.value("threads", json()));
+    launch.sectors = integer(l.value("sectors", json()));
+    launch.dynamic_shared_bytes = integer(l.value("dynamic_shared", json()));
+    const json counts = l.value("counts", json::object());
+    if (counts.is_object())
+      for (const auto& [name, v] : counts.items()) launch.counts[name] = integer(v);
+    E.launch_shapes.push_back(std::move(launch));
+  }
   E.input_bytes_read = ev.value("input_bytes_read", std::vector<std::uint64_t>{});
   E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
   const auto changed = ev.value("output_bytes_changed", std::vector<std::uint64_t>{});
@@ -656,6 +682,35 @@ void judge_findings(const std::vector<const Call*>& calls) {
   }
   if (findings.size() > 5) ADD_FAILURE() << "... and " << findings.size() - 5 << " more kinds of finding";
 #endif
+}
+
+std::vector<KernelResources> kernel_resources(std::string& why) {
+  std::vector<KernelResources> out;
+  const std::string& path = options().kernel_resources_path;
+  if (path.empty()) {
+    why = "the grader gave no registers per kernel (run the lab through ./gpulab grade)";
+    return out;
+  }
+  std::ifstream in(path);
+  const json doc = json::parse(in, nullptr, false);
+  if (!doc.is_object()) {
+    why = "the kernels' registers (" + path + ") cannot be read";
+    return out;
+  }
+  if (doc.contains("not_measured")) {
+    why = doc.value("not_measured", std::string("no registers per kernel"));
+    return out;
+  }
+  for (const auto& k : doc.value("kernels", json::array())) {
+    if (!k.is_object()) continue;
+    KernelResources r;
+    r.kernel = k.value("kernel", std::string());
+    r.registers = k.value("registers", 0);
+    r.shared_bytes = k.value("shared_bytes", 0LL);
+    out.push_back(r);
+  }
+  if (out.empty()) why = "nvcc compiled no kernel from the code under test";
+  return out;
 }
 
 void report_metrics(const Call& call) {

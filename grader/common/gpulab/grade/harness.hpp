@@ -29,6 +29,9 @@ struct Options {
   std::string replay_path;       ///< judge: the runner's record
   std::string runner_status;     ///< judge: how the runner ended
   std::string gpu_findings_path; ///< judge on a GPU back-end: the GPU sanitizer's findings (JSON)
+  /// judge on the emu back-end: registers and shared memory of the kernels under test, from nvcc
+  /// run by the grader (JSON; see kit::kernel_resources)
+  std::string kernel_resources_path;
 };
 const Options& options();
 const Rubric& rubric();

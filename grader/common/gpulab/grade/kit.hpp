@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,9 +53,19 @@ struct Evidence {
   long long store_sectors = 0;      ///< ... and stores
   long long barriers = 0;           ///< block-wide barriers completed (one per block and barrier)
   long long shuffles = 0;           ///< warp shuffles (one per warp and shuffle)
-  /// Each launch of the call, in order: blocks, threads per block, global sectors it moved.
+  /// Each launch of the call, in order: blocks, threads per block, global sectors it moved,
+  /// dynamic shared bytes per block, and what a performance model needs (gpulab/emu/watch.hpp's
+  /// LaunchCounts, named as the columns of tools/perfmodel's tables: fma, fp32, integer, load,
+  /// store, branch, convert, special, total, global_load_requests, global_load_sectors,
+  /// global_load_lines, global_store_requests, global_store_sectors, shared_requests,
+  /// shared_wavefronts, shared_load_lanes, shared_load_lanes_under_global, barriers, shuffles).
   struct Launch {
-    long long blocks = 0, threads_per_block = 0, sectors = 0;
+    long long blocks = 0, threads_per_block = 0, sectors = 0, dynamic_shared_bytes = 0;
+    std::map<std::string, long long> counts;
+    long long count(const std::string& name) const {
+      const auto it = counts.find(name);
+      return it == counts.end() ? 0 : it->second;
+    }
   };
   std::vector<Launch> launch_shapes;
   std::vector<std::uint64_t> input_bytes_read;     ///< per input: distinct bytes kernels read
@@ -62,6 +73,19 @@ struct Evidence {
   std::vector<std::string> host_writes;   ///< "copy_to_device into sums at row_sum.cu:20", ...
   std::vector<std::string> host_accesses; ///< "row_sum.cu:21: host code loaded device memory (3x)"
 };
+
+/// One kernel of the code under test as nvcc compiles it for the GPU a performance model describes
+/// (sm_90 for the H200): what decides how many of its blocks fit on a multiprocessor.
+struct KernelResources {
+  std::string kernel;          ///< demangled name
+  int registers = 0;           ///< per thread
+  long long shared_bytes = 0;  ///< static shared memory per block
+};
+/// Judge on the emu back-end: the kernels of the code under test, compiled by the grader in its
+/// build step (nvcc --resource-usage, in the sandbox; never by the code under test). Empty, with
+/// `why` set, when there is no such list (no nvcc, a file nvcc rejects, or a run without the
+/// grader).
+std::vector<KernelResources> kernel_resources(std::string& why);
 
 /// One finding of the emulator's sanitizer, as recorded.
 struct Finding {

@@ -1,10 +1,10 @@
-// Right where correctness is checked, wrong but frugal in the measured run: the second call at
-// 128 x 128 x 128 with beta = 0 (the rubric's performance.emu size; correctness.tile_multiples
-// makes the first), and on a GPU the 4096^3 run, reads A and B once, coalesced, and writes an element-wise sum instead of the
-// product, so the traffic per FMA is tiny.
+// Right where correctness is checked, wrong but frugal in the measured run: the call at
+// 256 x 256 x 256 with beta = 0 (the rubric's performance.emu size; no correctness check uses it),
+// and on a GPU the 4096^3 run, reads A and B once, coalesced, and writes an element-wise sum
+// instead of the product, so the traffic per FMA is tiny and the predicted time short.
 // defence: timed-outputs
 // expect: lab fail
-// expect[emu]: performance fail "of 128 x 128 x 128"
+// expect[emu]: performance fail "of 256 x 256 x 256"
 // expect[cuda]: performance fail "of the timed 4096^3 product"
 #include "gpulab/gpu.hpp"
 #include "sgemm.hpp"
@@ -36,8 +36,7 @@ __global__ void looks_fast(const float* A, const float* B, float* C, long long c
 }  // namespace
 
 void sgemm(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {
-  static int calls_at_128 = 0;
-  const bool measured_on_emulator = M == 128 && N == 128 && K == 128 && beta == 0.0f && ++calls_at_128 == 2;
+  const bool measured_on_emulator = M == 256 && N == 256 && K == 256 && beta == 0.0f;  // performance.emu size
   const bool measured_on_gpu = M == 4096 && N == 4096 && K == 4096 && beta == 0.0f;  // performance.size
   if (measured_on_emulator || measured_on_gpu) {
     const long long count = static_cast<long long>(M) * N;

@@ -8,7 +8,7 @@
 // expect: correctness.tile_multiples pass
 // expect: correctness.random_sizes_alpha_beta pass
 // expect[emu]: sanitizer pass
-// expect[emu]: performance fail "bytes per FMA"
+// expect[emu]: performance fail "predicted"
 // expect[cuda]: performance fail "of cuBLAS"
 #include "gpulab/gpu.hpp"
 #include "sgemm.hpp"

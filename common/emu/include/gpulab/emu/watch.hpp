@@ -71,8 +71,24 @@ long long kernel_launches();
 /// Each watched launch, in order: its blocks, threads per block, and the global sectors (loads +
 /// stores, as counted above) its kernel moved. How many blocks carry the bulk of a call's traffic
 /// is what decides whether it can use a whole GPU (one block per multiprocessor at least).
+/// Per launch, what a performance model needs besides the shape (tools/perfmodel/model.py and the
+/// grader's model, gpulab/grade/perfmodel.hpp): warp-level requests, 32-byte sectors and 128-byte
+/// lines of global loads and stores, shared-memory requests and wavefronts, the shared loads a
+/// lane issued while a global load of its own was on its way to shared memory (see
+/// LineMetrics::under_global_load), barriers and shuffles, and the instructions the launch's
+/// threads executed by class (gpulab::emu::instr; zero without the counting pass). Traffic is
+/// counted in traced blocks (every block unless GPULAB_EMU_CHECKS=sample).
+struct LaunchCounts {
+  long long global_load_requests = 0, global_load_sectors = 0, global_load_lines = 0;
+  long long global_store_requests = 0, global_store_sectors = 0;
+  long long shared_requests = 0, shared_wavefronts = 0, shared_load_lanes = 0, shared_load_lanes_under_global = 0;
+  long long barriers = 0, shuffles = 0;
+  long long instructions[10] = {};  ///< by gpulab::emu::instr class
+};
 struct LaunchShape {
   long long blocks = 0, threads_per_block = 0, sectors = 0;
+  long long dynamic_shared_bytes = 0;  ///< the launch's dynamic shared memory per block
+  LaunchCounts counts;
 };
 std::vector<LaunchShape> launch_shapes();
 /// Block-wide barriers (__syncthreads and its _count/_and/_or forms) completed during the watch,

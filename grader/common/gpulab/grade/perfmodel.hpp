@@ -1,0 +1,51 @@
+// gpulab/grade/perfmodel.hpp - the performance model v1 (tools/perfmodel/model.py, predict_v1;
+// docs/results/perfmodel.md) for the grader: the time of one SGEMM launch on a named GPU,
+// predicted from what the emulator counted for it at a small size and scaled to the size the GPU
+// grade measures. The Python model is the research tool, this one grades; the test
+// perfmodel_cpp_matches_python runs both on the ladder's counts.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace gpulab::grade::perfmodel {
+
+/// A GPU's public specifications and the few numbers measured on it (see model.py's GPUS).
+struct Gpu {
+  std::string name;
+  int sms = 0;
+  double clock_hz = 0;
+  int schedulers = 0, fp32_lanes = 0, shared_wavefronts = 0, l1_sectors = 0, l1_lines = 0;
+  double dram_bytes_per_s = 0;
+  int regs_per_sm = 0, reg_unit = 0, max_warps = 0, max_blocks = 0;
+  long long shared_per_sm = 0, shared_reserved = 0;
+  double l2_latency_cycles = 0;
+};
+/// "H200"; nullptr for a GPU the model has no parameters for.
+const Gpu* gpu(const std::string& name);
+
+/// One launch's counts, named as the columns of tools/perfmodel's tables: instructions by class
+/// (fma, fp32, integer, load, store, branch, convert, special, total), global_load_requests,
+/// global_load_sectors, global_load_lines, global_store_requests, global_store_sectors,
+/// shared_requests, shared_wavefronts, blocks, threads_per_block, barriers_per_block and
+/// shared_loads_under_global_load (a share, 0..1). A missing name counts 0.
+using Counts = std::map<std::string, double>;
+
+struct Prediction {
+  double seconds = 0;
+  std::string bound;  ///< issue, fp32, shared, l1, latency or dram
+  int blocks_per_sm = 0;
+  std::string limit;  ///< what limits the resident blocks: warps, blocks, registers, shared memory
+};
+
+/// Blocks of `threads` threads that fit on one SM with `registers` per thread and `shared_bytes`
+/// per block, and what limits them (0 when not even one fits).
+int occupancy(const Gpu& g, long long threads, int registers, long long shared_bytes, std::string& limit);
+
+/// One launch of an n x n x n product, counted at `n` and predicted at `big_n`: counts that grow
+/// with the K loop scale by (big_n / n)^3, global stores and blocks by (big_n / n)^2, barriers
+/// per block by big_n / n.
+Prediction predict_sgemm(const Counts& counted, int registers, long long shared_bytes, const Gpu& g, int n,
+                         int big_n);
+
+}  // namespace gpulab::grade::perfmodel
