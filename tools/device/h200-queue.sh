@@ -41,6 +41,8 @@
 #   ncuval                tools/validation/ncu.sh: the emulator-metrics validation kernels (among them
 #                         the shared-memory width patterns) under Nsight Compute; DIR/ncuval/labels.txt
 #                         names the launches (compare.py --labels)
+#   granule               tools/perfmodel/probes/granule.cu: DRAM bytes per strided 16-byte read
+#                         (the L2's fetch granule), timed and under Nsight Compute
 #   latency               tools/perfmodel/probes/latency.cu: load latency by pointer chasing (L1,
 #                         L2, DRAM), the performance model's latency parameter
 #   ncu04                 lab 04's reference, CUB's kernels and the copy kernel under Nsight Compute
@@ -163,6 +165,10 @@ for phase in "$@"; do
         -k "$k" -c 60 --csv "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
         > "$dir/ncu06/ncu-ladder-more.csv" 2> "$dir/ncu06/ncu-ladder-more.log" ;;
     latency) probe latency tools/perfmodel/probes/latency.cu ;;
+    granule)
+      probe granule tools/perfmodel/probes/granule.cu
+      timeout 120 ncu --metrics dram__bytes_read.sum,gpu__time_duration.sum -k read_strided --csv \
+        "$dir/granule/bin/probe" > "$dir/granule/ncu-granule.csv" 2> "$dir/granule/ncu-granule.log" ;;
     ncuval)
       build/cuda/tools/validation/gpulab-validation-kernels > "$dir/ncuval/labels.txt" 2>&1
       timeout 280 bash tools/validation/ncu.sh build/cuda "$dir/ncuval/ncu.csv" 2> "$dir/ncuval/ncu.log" ;;

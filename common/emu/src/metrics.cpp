@@ -304,6 +304,7 @@ void tracing_end_block(Worker& w) {
       } else if (k.flags & kStore) {
         block.global_store_requests += t.requests;
         block.global_store_sectors += t.units;
+        block.global_store_lines += t.lines;
       } else {
         block.global_load_requests += t.requests;
         block.global_load_sectors += t.units;

@@ -27,7 +27,7 @@ std::atomic<bool> g_active{false};
 std::map<std::uintptr_t, std::unique_ptr<WatchBits>> g_bits;
 std::atomic<long long> g_launches{0}, g_load_sectors{0}, g_store_sectors{0}, g_barriers{0}, g_shuffles{0};
 /// The other traffic counts of LaunchCounts, summed over the watch's blocks.
-std::atomic<long long> g_load_requests{0}, g_load_lines{0}, g_store_requests{0}, g_shared_requests{0},
+std::atomic<long long> g_load_requests{0}, g_load_lines{0}, g_store_requests{0}, g_store_lines{0}, g_shared_requests{0},
     g_shared_wavefronts{0}, g_shared_load_lanes{0}, g_shared_under_global{0};
 /// Per watched launch: blocks, threads per block, dynamic shared bytes, and the counts when it
 /// began (launches run one after another, so a launch's counts are the difference to the next
@@ -45,6 +45,7 @@ LaunchCounts counts_now() {
   c.global_load_lines = g_load_lines.load();
   c.global_store_requests = g_store_requests.load();
   c.global_store_sectors = g_store_sectors.load();
+  c.global_store_lines = g_store_lines.load();
   c.shared_requests = g_shared_requests.load();
   c.shared_wavefronts = g_shared_wavefronts.load();
   c.shared_load_lanes = g_shared_load_lanes.load();
@@ -64,6 +65,7 @@ LaunchCounts difference(const LaunchCounts& to, const LaunchCounts& from) {
   d.global_load_lines = to.global_load_lines - from.global_load_lines;
   d.global_store_requests = to.global_store_requests - from.global_store_requests;
   d.global_store_sectors = to.global_store_sectors - from.global_store_sectors;
+  d.global_store_lines = to.global_store_lines - from.global_store_lines;
   d.shared_requests = to.shared_requests - from.shared_requests;
   d.shared_wavefronts = to.shared_wavefronts - from.shared_wavefronts;
   d.shared_load_lanes = to.shared_load_lanes - from.shared_load_lanes;
@@ -95,7 +97,10 @@ std::size_t count_bits(const std::uint64_t* bits, std::size_t from, std::size_t 
   return n;
 }
 
-std::size_t kernel_bytes(const void* p, std::size_t bytes, int which) {
+/// Distinct bytes of [p, p + bytes) that kernels read (which 0) or wrote (1) during the watch, or
+/// with `granule` > 0 (a power of two), the granules of that many bytes (aligned in the address
+/// space) with at least one such byte.
+std::size_t kernel_bytes(const void* p, std::size_t bytes, int which, std::size_t granule = 0) {
   std::uintptr_t base = 0;
   std::size_t size = 0;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -104,7 +109,14 @@ std::size_t kernel_bytes(const void* p, std::size_t bytes, int which) {
   auto it = g_bits.find(base);
   if (it == g_bits.end()) return 0;
   const std::uint64_t* bits = it->second->bits[which].load(std::memory_order_acquire);
-  return bits ? count_bits(bits, a - base, a - base + bytes) : 0;
+  if (!bits) return 0;
+  if (!granule) return count_bits(bits, a - base, a - base + bytes);
+  std::size_t n = 0;
+  for (std::uintptr_t g = a / granule; g <= (a + bytes - 1) / granule; ++g) {
+    const std::uintptr_t from = std::max(a, g * granule), to = std::min(a + bytes, (g + 1) * granule);
+    n += count_bits(bits, from - base, to - base) > 0;
+  }
+  return n;
 }
 
 }  // namespace
@@ -116,7 +128,7 @@ void begin_watch() {
   g_bits.clear();
   g_launches = 0;
   g_shapes.clear();
-  for (auto* a : {&g_load_sectors, &g_store_sectors, &g_load_requests, &g_load_lines, &g_store_requests,
+  for (auto* a : {&g_load_sectors, &g_store_sectors, &g_load_requests, &g_load_lines, &g_store_requests, &g_store_lines,
                   &g_shared_requests, &g_shared_wavefronts, &g_shared_load_lanes, &g_shared_under_global})
     a->store(0);
   g_barriers = 0;
@@ -131,6 +143,12 @@ bool watch_active() { return g_active.load(); }
 
 std::size_t kernel_read_bytes(const void* p, std::size_t bytes) { return kernel_bytes(p, bytes, 0); }
 std::size_t kernel_written_bytes(const void* p, std::size_t bytes) { return kernel_bytes(p, bytes, 1); }
+std::size_t kernel_read_granules(const void* p, std::size_t bytes, std::size_t granule) {
+  return granule && !(granule & (granule - 1)) ? kernel_bytes(p, bytes, 0, granule) : 0;
+}
+std::size_t kernel_written_granules(const void* p, std::size_t bytes, std::size_t granule) {
+  return granule && !(granule & (granule - 1)) ? kernel_bytes(p, bytes, 1, granule) : 0;
+}
 long long kernel_load_sectors() { return g_load_sectors.load(); }
 long long kernel_store_sectors() { return g_store_sectors.load(); }
 long long kernel_launches() { return g_launches.load(); }
@@ -266,6 +284,7 @@ void watch_add_traffic(const LaunchCounts& b) {
   g_load_lines += b.global_load_lines;
   g_store_requests += b.global_store_requests;
   g_store_sectors += b.global_store_sectors;
+  g_store_lines += b.global_store_lines;
   g_shared_requests += b.shared_requests;
   g_shared_wavefronts += b.shared_wavefronts;
   g_shared_load_lanes += b.shared_load_lanes;

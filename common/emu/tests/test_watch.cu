@@ -204,6 +204,7 @@ TEST_P(Watch, EachLaunchHasItsOwnCountsForAPerformanceModel) {
   EXPECT_EQ(copy.global_store_requests, requests);
   EXPECT_EQ(copy.global_load_sectors, n * 4 / 32);
   EXPECT_EQ(copy.global_load_lines, n * 4 / 128);  // a warp's contiguous floats: whole 128-byte lines
+  EXPECT_EQ(copy.global_store_lines, n * 4 / 128);
   EXPECT_EQ(copy.shared_requests, 0);
   EXPECT_EQ(copy.barriers, 0);
   EXPECT_EQ(copy.shuffles, 0);

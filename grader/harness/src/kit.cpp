@@ -13,6 +13,7 @@
 
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/perfmodel.hpp"
 #include "gpulab/host.hpp"
 #include "kit_record.hpp"
 #if defined(GPULAB_BUILD_BACKEND_EMU)
@@ -135,6 +136,12 @@ Call::~Call() {
 }
 
 const Evidence& Call::evidence() const { return s_->evidence; }
+double Call::io_bytes() const {
+  double bytes = 0;
+  for (const auto& i : s_->inputs) bytes += static_cast<double>(i.bytes);
+  for (const auto& o : s_->outputs) bytes += static_cast<double>(o.bytes);
+  return bytes;
+}
 const std::vector<Finding>& Call::findings() const { return s_->findings; }
 const std::vector<MetricRow>& Call::metrics() const { return s_->metrics; }
 const std::string& Call::what() const { return s_->what; }
@@ -218,7 +225,8 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
     const emu::LaunchCounts& c = l.counts;
     json counts = {{"global_load_requests", c.global_load_requests}, {"global_load_sectors", c.global_load_sectors},
                    {"global_load_lines", c.global_load_lines}, {"global_store_requests", c.global_store_requests},
-                   {"global_store_sectors", c.global_store_sectors}, {"shared_requests", c.shared_requests},
+                   {"global_store_sectors", c.global_store_sectors}, {"global_store_lines", c.global_store_lines},
+                   {"shared_requests", c.shared_requests},
                    {"shared_wavefronts", c.shared_wavefronts}, {"shared_load_lanes", c.shared_load_lanes},
                    {"shared_load_lanes_under_global", c.shared_load_lanes_under_global}, {"barriers", c.barriers},
                    {"shuffles", c.shuffles}};
@@ -234,7 +242,18 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   ev["launch_shapes"] = shapes;
   json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array(),
        changed = json::array();
-  for (const auto& i : ins) read.push_back(i.bytes ? emu::kernel_read_bytes(i.device, i.bytes) : 0);
+  // 64-byte granules touched: what an H200's DRAM moves at least (perfmodel.hpp, dram_granule).
+  constexpr std::size_t granule = 64;
+  long long touched = 0;
+  for (const auto& i : ins) {
+    read.push_back(i.bytes ? emu::kernel_read_bytes(i.device, i.bytes) : 0);
+    touched += i.bytes ? static_cast<long long>(emu::kernel_read_granules(i.device, i.bytes, granule)) : 0;
+  }
+  for (const auto& o : outs)  // an in-out argument (C of a GEMM, particles stepped in place) is read too
+    touched += o.bytes ? static_cast<long long>(emu::kernel_written_granules(o.device, o.bytes, granule) +
+                                                emu::kernel_read_granules(o.device, o.bytes, granule))
+                       : 0;
+  ev["touched_bytes"] = touched * static_cast<long long>(granule);
   for (const auto& o : outs) {
     written.push_back(o.bytes ? emu::kernel_written_bytes(o.device, o.bytes) : 0);
     // Bytes that differ after the call: whatever changed them, kernels must have written at least
@@ -461,6 +480,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
   E.store_sectors = ev.value("store_sectors", 0LL);
   E.barriers = ev.value("barriers", 0LL);
   E.shuffles = ev.value("shuffles", 0LL);
+  E.touched_bytes = ev.value("touched_bytes", 0LL);
   for (const auto& l : ev.value("launch_shapes", json::array())) {
     if (!l.is_object()) continue;
     Evidence::Launch launch;
@@ -684,6 +704,33 @@ void judge_findings(const std::vector<const Call*>& calls) {
 #endif
 }
 
+CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu) {
+  CopyPrediction out;
+  const double bytes = call.io_bytes();
+  const perfmodel::Gpu* g = perfmodel::gpu(gpu);
+  const Evidence& e = call.evidence();
+  if (!g) {
+    out.why = "the performance model has no parameters for a GPU named '" + gpu + "'";
+    return out;
+  }
+  if (!e.available || e.launch_shapes.empty()) {
+    out.why = e.available ? "no kernel ran" : "this emulator build has no memory-access tracing";
+    return out;
+  }
+  perfmodel::Counts sum;
+  for (const auto& l : e.launch_shapes)
+    for (const auto& [name, v] : l.counts) sum[name] += static_cast<double>(v);
+  // The DRAM moves each granule of the inputs kernels read and of the outputs they wrote at least
+  // once; a copy kernel of the call's bytes moves those bytes.
+  const perfmodel::Prediction p = perfmodel::predict_roofline(sum, static_cast<double>(e.touched_bytes), *g);
+  out.available = p.seconds > 0;
+  if (!out.available) out.why = "the call moved nothing";
+  out.fraction = out.available ? bytes / g->copy_bytes_per_s / p.seconds : 0;
+  out.bound = p.bound;
+  out.seconds = p.terms;
+  return out;
+}
+
 std::vector<KernelResources> kernel_resources(std::string& why) {
   std::vector<KernelResources> out;
   const std::string& path = options().kernel_resources_path;
@@ -725,6 +772,10 @@ void report_metrics(const Call& call) {
     table << buf;
   }
   info("metrics", table.str());
+  const CopyPrediction roofline = predict_fraction_of_copy(call, "H200");
+  if (roofline.available)
+    info("roofline " + call.what(),
+         std::to_string(roofline.fraction) + "\t" + roofline.bound + "\t" + std::to_string(call.io_bytes()));
   for (const auto& m : call.metrics())
     emit_metric({m.launch, m.where, m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load",
                  std::to_string(m.requests), std::to_string(m.per_request()), std::to_string(m.ideal_per_request()),

@@ -24,7 +24,9 @@ const Gpu* gpu(const std::string& name) {
   // H200 SXM: 132 SMs, 1,980 MHz boost, 128 FP32 lanes and 4 schedulers per SM, 4.8 TB/s HBM3e
   // (NVIDIA's H200 datasheet, H100 whitepaper); compute capability 9.0's limits (CUDA
   // programming guide); the L2's latency measured on an H200 (tools/perfmodel/probes/latency.cu).
-  static const Gpu h200{"H200", 132, 1.98e9, 4, 128, 1, 4, 1, 4.8e12, 65536, 256, 64, 32, 233472, 1024, 288};
+  // The copy bandwidth: the grader's float4 copy kernel on an H200 at 512 MiB (lab 03's reports,
+  // docs/results/lab03-h200/verdicts-cuda/: 3.87e12 bytes/s).
+  static const Gpu h200{"H200", 132, 1.98e9, 4, 128, 1, 4, 1, 4.8e12, 65536, 256, 64, 32, 233472, 1024, 288, 3.87e12};
   if (name == h200.name) return &h200;
   return nullptr;
 }
@@ -94,6 +96,30 @@ Prediction predict_sgemm(const Counts& counted, int registers, long long shared_
     for (const auto& kv : {std::pair<const char*, double>{"fp32", fp32}, {"shared", shared}, {"l1", l1}})
       if (kv.second > top.second) top = kv;
     p.bound = top.first;
+  }
+  return p;
+}
+
+Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu& g, double scale) {
+  auto c = [&](const char* name) { return get(counted, name) * scale; };
+  const double clock = g.clock_hz * g.sms;  // SM cycles per second, all SMs
+  const double warp_instr = (c("total") - c("load") - c("store")) / 32 + c("global_load_requests") +
+                            c("global_store_requests") + c("shared_requests");
+  const double sectors = c("global_load_sectors") + c("global_store_sectors");
+  const double lines = c("global_load_lines") + c("global_store_lines");
+  const std::pair<const char*, double> terms[] = {
+      {"dram", dram_bytes * scale / g.copy_bytes_per_s},
+      {"issue", warp_instr / (clock * g.schedulers)},
+      {"fp32", c("fma") / (clock * g.fp32_lanes)},
+      {"shared", c("shared_wavefronts") / (clock * g.shared_wavefronts)},
+      {"l1", std::max(sectors / g.l1_sectors, lines / g.l1_lines) / clock},
+  };
+  Prediction p;
+  p.bound = terms[0].first;
+  p.seconds = terms[0].second;
+  for (const auto& t : terms) {
+    p.terms[t.first] = t.second;
+    if (t.second > p.seconds) p.bound = t.first, p.seconds = t.second;
   }
   return p;
 }

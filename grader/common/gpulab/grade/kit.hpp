@@ -53,11 +53,14 @@ struct Evidence {
   long long store_sectors = 0;      ///< ... and stores
   long long barriers = 0;           ///< block-wide barriers completed (one per block and barrier)
   long long shuffles = 0;           ///< warp shuffles (one per warp and shuffle)
+  /// Bytes of the 64-byte granules of the inputs kernels read and of the outputs they wrote, plus
+  /// those of the outputs they read (in-out arguments), each once: what an H200's DRAM moves at least
+  long long touched_bytes = 0;
   /// Each launch of the call, in order: blocks, threads per block, global sectors it moved,
   /// dynamic shared bytes per block, and what a performance model needs (gpulab/emu/watch.hpp's
   /// LaunchCounts, named as the columns of tools/perfmodel's tables: fma, fp32, integer, load,
   /// store, branch, convert, special, total, global_load_requests, global_load_sectors,
-  /// global_load_lines, global_store_requests, global_store_sectors, shared_requests,
+  /// global_load_lines, global_store_requests, global_store_sectors, global_store_lines, shared_requests,
   /// shared_wavefronts, shared_load_lanes, shared_load_lanes_under_global, barriers, shuffles).
   struct Launch {
     long long blocks = 0, threads_per_block = 0, sectors = 0, dynamic_shared_bytes = 0;
@@ -144,6 +147,8 @@ class Call {
   const std::vector<Finding>& findings() const;
   const std::vector<MetricRow>& metrics() const;
   const std::string& what() const;
+  /// Bytes of the call's inputs and outputs (without guard zones).
+  double io_bytes() const;
   struct State;  ///< the implementation's (kit.cpp)
 
  private:
@@ -152,6 +157,23 @@ class Call {
   const std::vector<unsigned char>& output_bytes(const void* output) const;
   std::unique_ptr<State> s_;
 };
+
+/// The performance model's roofline (gpulab/grade/perfmodel.hpp, predict_roofline) on one call
+/// the emulator watched: the counts of all its launches, summed, against the 64-byte granules of
+/// the inputs kernels read and the outputs they wrote (Evidence::touched_bytes), moved once at the
+/// copy bandwidth of the GPU named `gpu` ("H200"). `fraction`: the time
+/// a copy kernel takes for those bytes over the predicted time (what a GPU grade's "fraction of
+/// copy" measures where its bytes are the call's inputs and outputs). Not a grade: report_metrics
+/// records it in the JSON report's info ("roofline CALL"), for the model's validation
+/// (docs/results/perfmodel.md, where it is right and where it is not).
+struct CopyPrediction {
+  bool available = false;
+  std::string why;    ///< when not available
+  double fraction = 0;
+  std::string bound;  ///< dram, l1, shared, issue or fp32
+  std::map<std::string, double> seconds;  ///< each term's predicted time (dram, l1, shared, issue, fp32)
+};
+CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu);
 
 /// Device timing of `run(i)` (see timing.hpp), measured in the runner, replayed in the judge.
 Timing time(const std::string& name, const std::function<void(int)>& run);

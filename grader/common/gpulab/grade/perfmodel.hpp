@@ -20,6 +20,7 @@ struct Gpu {
   int regs_per_sm = 0, reg_unit = 0, max_warps = 0, max_blocks = 0;
   long long shared_per_sm = 0, shared_reserved = 0;
   double l2_latency_cycles = 0;
+  double copy_bytes_per_s = 0;  ///< a float4 copy kernel's bandwidth, measured (bytes read + written)
 };
 /// "H200"; nullptr for a GPU the model has no parameters for.
 const Gpu* gpu(const std::string& name);
@@ -36,6 +37,7 @@ struct Prediction {
   std::string bound;  ///< issue, fp32, shared, l1, latency or dram
   int blocks_per_sm = 0;
   std::string limit;  ///< what limits the resident blocks: warps, blocks, registers, shared memory
+  std::map<std::string, double> terms;  ///< predict_roofline: seconds of each term (dram, issue, ...)
 };
 
 /// Blocks of `threads` threads that fit on one SM with `registers` per thread and `shared_bytes`
@@ -47,5 +49,12 @@ int occupancy(const Gpu& g, long long threads, int registers, long long shared_b
 /// per block by big_n / n.
 Prediction predict_sgemm(const Counts& counted, int registers, long long shared_bytes, const Gpu& g, int n,
                          int big_n);
+
+/// A streaming launch, all of whose blocks spread evenly over the SMs: the slowest of its SM pipes
+/// (v1's issue, fp32, shared wavefronts, and the L1's sectors and lines, global_store_lines
+/// included) and of the DRAM moving `dram_bytes` at the GPU's copy bandwidth. Counts are scaled by
+/// `scale` (work at the GPU's size / work counted). No latency term: for kernels that keep enough
+/// bytes in flight (docs/results/perfmodel.md says where that fails).
+Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu& g, double scale = 1.0);
 
 }  // namespace gpulab::grade::perfmodel

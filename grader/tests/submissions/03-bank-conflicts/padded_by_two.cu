@@ -1,12 +1,12 @@
 // Padding with 2 elements per row ([32][34]): rows start 2 banks apart, so lanes x and x + 16 of
-// the float column read share a bank: 2 wavefronts where 1 would do. The emulator fails it (every
-// shared access must take the least wavefronts); on the H200 a 2-way conflict costs nothing
-// measurable in a transpose bound by DRAM (0.843 / 0.627 of copy on 2026-12-01; the [32][33] tile of
-// step 3 measured 0.843 / 0.632 on 2026-11-30, docs/results/lab03-h200.md), so the GPU grade passes it.
-// expect[emu]: lab fail
-// expect[cuda]: lab pass
+// the float column read share a bank: 2 wavefronts where 1 would do. On the H200 a 2-way conflict
+// costs nothing measurable in a transpose bound by DRAM (0.843 / 0.627 of copy on 2026-12-01; the
+// [32][33] tile of step 3 measured 0.843 / 0.632 on 2026-11-30, docs/results/lab03-h200.md), so
+// the GPU grade passes it; so does the emulator's since 2026-12-01, which fails a bank conflict
+// only where the performance model says it would cost time (it used to fail any conflict).
+// expect: lab pass
 // expect: correctness pass
-// expect[emu]: performance fail "2 wavefronts per request (ideal 1)"
+// expect[emu]: performance pass
 #include "gpulab/gpu.hpp"
 #include "transpose.hpp"
 

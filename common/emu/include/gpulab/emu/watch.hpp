@@ -59,6 +59,12 @@ bool watch_active();
 /// must lie inside one live device allocation, else 0.
 std::size_t kernel_read_bytes(const void* p, std::size_t bytes);
 std::size_t kernel_written_bytes(const void* p, std::size_t bytes);
+/// The same in granules of `granule` bytes (a power of two, aligned in the address space) with at
+/// least one byte read or written: what a GPU's DRAM moves at least for the range, however few
+/// bytes of each granule are used (an H200 fetches 64 bytes: perfmodel.md). 0 for a granule that
+/// is not a power of two.
+std::size_t kernel_read_granules(const void* p, std::size_t bytes, std::size_t granule);
+std::size_t kernel_written_granules(const void* p, std::size_t bytes, std::size_t granule);
 
 /// Global-memory traffic of the kernels launched during the watch, as the memory metrics count
 /// it: the distinct 32-byte sectors of each warp-level request, summed, for loads and for stores
@@ -80,7 +86,7 @@ long long kernel_launches();
 /// counted in traced blocks (every block unless GPULAB_EMU_CHECKS=sample).
 struct LaunchCounts {
   long long global_load_requests = 0, global_load_sectors = 0, global_load_lines = 0;
-  long long global_store_requests = 0, global_store_sectors = 0;
+  long long global_store_requests = 0, global_store_sectors = 0, global_store_lines = 0;
   long long shared_requests = 0, shared_wavefronts = 0, shared_load_lanes = 0, shared_load_lanes_under_global = 0;
   long long barriers = 0, shuffles = 0;
   long long instructions[10] = {};  ///< by gpulab::emu::instr class
