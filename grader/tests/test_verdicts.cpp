@@ -40,16 +40,19 @@ struct Case {
   fs::path file;  // a submission, or "solution" / "student" for the repository's own
   std::vector<Expectation> expect;
   std::string options;
+  std::vector<std::string> needs;  ///< `// needs: nvcc`: tools the stated verdict depends on
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.file.filename().string(); }
 
-std::string parse_options(std::istream& in) {
-  const std::regex re(R"re(//\s*options:\s*(.*))re");
+std::string parse_options(std::istream& in, std::vector<std::string>& needs) {
+  const std::regex re(R"re(//\s*options:\s*(.*))re"), needs_re(R"re(//\s*needs:\s*(\w+))re");
   std::string line, out;
   std::smatch m;
-  while (std::getline(in, line))
+  while (std::getline(in, line)) {
     if (std::regex_search(line, m, re)) out += " " + m[1].str();
+    else if (std::regex_search(line, m, needs_re)) needs.push_back(m[1].str());
+  }
   return out;
 }
 
@@ -83,7 +86,9 @@ std::vector<Case> all_cases() {
       std::ifstream in(f), again(f);
       std::vector<Expectation> expect = parse_expectations(in);
       if (expect.empty() && f.parent_path() == steps) continue;
-      cases.push_back({lab.path().filename().string(), f, std::move(expect), parse_options(again)});
+      std::vector<std::string> needs;
+      std::string options = parse_options(again, needs);
+      cases.push_back({lab.path().filename().string(), f, std::move(expect), options, needs});
     }
   }
   return cases;
@@ -116,6 +121,10 @@ class Verdict : public ::testing::TestWithParam<Case> {};
 TEST_P(Verdict, GraderGivesTheExpectedVerdict) {
   const Case& c = GetParam();
   if (c.expect.empty()) GTEST_SKIP() << c.file << " states no verdict for the " << GPULAB_BACKEND_NAME << " back-end";
+  if (std::string(GPULAB_BACKEND_NAME) == "emu")
+    for (const std::string& tool : c.needs)
+      if (!verdict::has_tool(tool))
+        GTEST_SKIP() << c.file << " states the verdict the emulator gives with " << tool << ", which this machine lacks";
   // A `.expect` file grades the repository's own implementation named by its stem: the reference
   // (solutions/), or the stub as shipped (student.expect grades the copy in <lab>/stub/, never
   // labs/<lab>/, which the student edits: the suite must not depend on the student's progress).

@@ -45,7 +45,16 @@ struct Stated {
   std::string options;
   std::string defences;
   std::string report;  // "fifo", "symlink", "missing-dir": how the JSON path is spoiled
+  /// `// needs: nvcc`: tools the stated verdict depends on (the emulator's lab 06 grade predicts
+  /// from nvcc's registers, and says so and grades otherwise without it)
+  std::vector<std::string> needs;
 };
+
+/// Whether this machine has a tool a case `needs` (the grader looks for nvcc in the same places).
+inline bool has_tool(const std::string& tool) {
+  if (tool == "nvcc") return fs::exists("/usr/local/cuda/bin/nvcc") || fs::exists("/usr/bin/nvcc");
+  return false;
+}
 
 inline std::string read(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -61,6 +70,7 @@ inline Stated parse(const std::string& text, const std::string& backend) {
   const std::regex defence_re(R"re(//\s*defence(\[(\w+)\])?:\s*([\w,-]+))re");
   bool defence_for_backend = false;  // `defence[cuda]: ...` wins over `defence: ...`
   const std::regex report_re(R"re(//\s*report:\s*([\w-]+))re");
+  const std::regex needs_re(R"re(//\s*needs:\s*(\w+))re");
   std::istringstream in(text);
   std::string line;
   std::smatch m;
@@ -82,6 +92,8 @@ inline Stated parse(const std::string& text, const std::string& backend) {
       defence_for_backend = m[2].matched;
     } else if (std::regex_search(line, m, report_re)) {
       s.report = m[1].str();
+    } else if (std::regex_search(line, m, needs_re)) {
+      s.needs.push_back(m[1].str());
     }
   }
   return s;

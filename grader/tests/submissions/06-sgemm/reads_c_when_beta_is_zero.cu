@@ -9,6 +9,7 @@
 // expect: correctness.random_sizes_alpha_beta pass
 // expect[emu]: sanitizer pass
 // expect[emu]: performance fail "predicted"
+// needs: nvcc (the emulator's verdict is the model's, which needs the kernels' registers)
 // expect[cuda]: performance fail "of cuBLAS"
 #include "gpulab/gpu.hpp"
 #include "sgemm.hpp"
