@@ -41,6 +41,8 @@
 #   ncuval                tools/validation/ncu.sh: the emulator-metrics validation kernels (among them
 #                         the shared-memory width patterns) under Nsight Compute; DIR/ncuval/labels.txt
 #                         names the launches (compare.py --labels)
+#   inflight              tools/perfmodel/probes/inflight.cu: DRAM bandwidth against bytes in flight
+#                         per SM (loads per thread per trip x width x threads per SM)
 #   granule               tools/perfmodel/probes/granule.cu: DRAM bytes per strided 16-byte read
 #                         (the L2's fetch granule), timed and under Nsight Compute
 #   latency               tools/perfmodel/probes/latency.cu: load latency by pointer chasing (L1,
@@ -165,6 +167,7 @@ for phase in "$@"; do
         -k "$k" -c 60 --csv "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
         > "$dir/ncu06/ncu-ladder-more.csv" 2> "$dir/ncu06/ncu-ladder-more.log" ;;
     latency) probe latency tools/perfmodel/probes/latency.cu ;;
+    inflight) probe inflight tools/perfmodel/probes/inflight.cu ;;
     granule)
       probe granule tools/perfmodel/probes/granule.cu
       timeout 120 ncu --metrics dram__bytes_read.sum,gpu__time_duration.sum -k read_strided --csv \
