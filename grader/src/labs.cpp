@@ -522,11 +522,12 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     for (const auto& s : lab.sources) r.source += (r.source.empty() ? "" : ", ") + lab.solution_dir + "/" + s;
     fs::create_directories(work);
   }
-  // The emulator's performance grade from a model of a GPU: the kernels' registers and static
-  // shared memory, from nvcc in the sandbox (compile only), for the judge. The files are those the
-  // build compiled (a hand-in's staged copies) or the reference's.
+  // The emulator's performance grade from a model of a GPU that needs occupancy (a rubric with
+  // performance.emu model_arch, lab 06's): the kernels' registers and static shared memory, from
+  // nvcc in the sandbox (compile only), for the judge. The files are those the build compiled (a
+  // hand-in's staged copies) or the reference's.
   std::string kernel_resources_path;
-  if (opt.backend == "emu" && !opt.skip_performance && rubric.text("performance.emu", "model")) {
+  if (opt.backend == "emu" && !opt.skip_performance && rubric.text("performance.emu", "model_arch")) {
     std::vector<std::string> compiled;
     for (const auto& s : lab.sources)
       compiled.push_back(opt.impl == "solution" ? lab.solution_dir + "/" + s : work + "/src/" + s);
