@@ -298,6 +298,8 @@ void tracing_end_block(Worker& w) {
         block.shared_requests += t.requests;
         block.shared_wavefronts += t.units;
         if (!(k.flags & kStore)) {
+          block.shared_load_requests += t.requests;
+          block.shared_load_wavefronts += t.units;
           block.shared_load_lanes += t.lanes;
           block.shared_load_lanes_under_global += t.under_global_load;
         }

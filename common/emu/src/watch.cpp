@@ -25,10 +25,22 @@ std::mutex g_mutex;  ///< guards everything below except the atomics
 std::atomic<bool> g_active{false};
 /// Bitmaps of the allocations that watched launches could touch, by allocation start.
 std::map<std::uintptr_t, std::unique_ptr<WatchBits>> g_bits;
-std::atomic<long long> g_launches{0}, g_load_sectors{0}, g_store_sectors{0}, g_barriers{0}, g_shuffles{0};
-/// The other traffic counts of LaunchCounts, summed over the watch's blocks.
-std::atomic<long long> g_load_requests{0}, g_load_lines{0}, g_store_requests{0}, g_store_lines{0}, g_shared_requests{0},
-    g_shared_wavefronts{0}, g_shared_load_lanes{0}, g_shared_under_global{0};
+std::atomic<long long> g_launches{0};
+/// Every count of LaunchCounts but the instructions, summed over the watch's blocks, in the order
+/// of kLaunchCountFields.
+std::atomic<long long> g_counts[kLaunchCountFieldCount];
+/// The running sum of one count.
+constexpr int field_index(long long LaunchCounts::*member) {
+  for (int i = 0; i < kLaunchCountFieldCount; ++i)
+    if (kLaunchCountFields[i].member == member) return i;
+  return -1;
+}
+template <long long LaunchCounts::*Member>
+std::atomic<long long>& counter() {
+  constexpr int i = field_index(Member);
+  static_assert(i >= 0, "a count of LaunchCounts missing from kLaunchCountFields");
+  return g_counts[i];
+}
 /// Per watched launch: blocks, threads per block, dynamic shared bytes, and the counts when it
 /// began (launches run one after another, so a launch's counts are the difference to the next
 /// one's start, or to the counts now for the last).
@@ -40,18 +52,7 @@ struct ShapeStart {
 /// The watch's counts so far (instructions: the emulator's totals, which the watch does not reset).
 LaunchCounts counts_now() {
   LaunchCounts c;
-  c.global_load_requests = g_load_requests.load();
-  c.global_load_sectors = g_load_sectors.load();
-  c.global_load_lines = g_load_lines.load();
-  c.global_store_requests = g_store_requests.load();
-  c.global_store_sectors = g_store_sectors.load();
-  c.global_store_lines = g_store_lines.load();
-  c.shared_requests = g_shared_requests.load();
-  c.shared_wavefronts = g_shared_wavefronts.load();
-  c.shared_load_lanes = g_shared_load_lanes.load();
-  c.shared_load_lanes_under_global = g_shared_under_global.load();
-  c.barriers = g_barriers.load();
-  c.shuffles = g_shuffles.load();
+  for (int i = 0; i < kLaunchCountFieldCount; ++i) c.*kLaunchCountFields[i].member = g_counts[i].load();
   const InstructionCounts ic = instruction_counts();
   static_assert(sizeof(c.instructions) / sizeof(c.instructions[0]) == instr::classes);
   for (int i = 0; i < instr::classes; ++i) c.instructions[i] = ic[i];
@@ -60,18 +61,7 @@ LaunchCounts counts_now() {
 
 LaunchCounts difference(const LaunchCounts& to, const LaunchCounts& from) {
   LaunchCounts d;
-  d.global_load_requests = to.global_load_requests - from.global_load_requests;
-  d.global_load_sectors = to.global_load_sectors - from.global_load_sectors;
-  d.global_load_lines = to.global_load_lines - from.global_load_lines;
-  d.global_store_requests = to.global_store_requests - from.global_store_requests;
-  d.global_store_sectors = to.global_store_sectors - from.global_store_sectors;
-  d.global_store_lines = to.global_store_lines - from.global_store_lines;
-  d.shared_requests = to.shared_requests - from.shared_requests;
-  d.shared_wavefronts = to.shared_wavefronts - from.shared_wavefronts;
-  d.shared_load_lanes = to.shared_load_lanes - from.shared_load_lanes;
-  d.shared_load_lanes_under_global = to.shared_load_lanes_under_global - from.shared_load_lanes_under_global;
-  d.barriers = to.barriers - from.barriers;
-  d.shuffles = to.shuffles - from.shuffles;
+  for (const LaunchCountField& f : kLaunchCountFields) d.*f.member = to.*f.member - from.*f.member;
   for (int i = 0; i < instr::classes; ++i) d.instructions[i] = to.instructions[i] - from.instructions[i];
   return d;
 }
@@ -128,11 +118,7 @@ void begin_watch() {
   g_bits.clear();
   g_launches = 0;
   g_shapes.clear();
-  for (auto* a : {&g_load_sectors, &g_store_sectors, &g_load_requests, &g_load_lines, &g_store_requests, &g_store_lines,
-                  &g_shared_requests, &g_shared_wavefronts, &g_shared_load_lanes, &g_shared_under_global})
-    a->store(0);
-  g_barriers = 0;
-  g_shuffles = 0;
+  for (auto& c : g_counts) c.store(0);
   g_writes.clear();
   g_host.clear();
   g_active = true;
@@ -149,8 +135,8 @@ std::size_t kernel_read_granules(const void* p, std::size_t bytes, std::size_t g
 std::size_t kernel_written_granules(const void* p, std::size_t bytes, std::size_t granule) {
   return granule && !(granule & (granule - 1)) ? kernel_bytes(p, bytes, 1, granule) : 0;
 }
-long long kernel_load_sectors() { return g_load_sectors.load(); }
-long long kernel_store_sectors() { return g_store_sectors.load(); }
+long long kernel_load_sectors() { return counter<&LaunchCounts::global_load_sectors>().load(); }
+long long kernel_store_sectors() { return counter<&LaunchCounts::global_store_sectors>().load(); }
 long long kernel_launches() { return g_launches.load(); }
 std::vector<LaunchShape> launch_shapes() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -167,8 +153,8 @@ std::vector<LaunchShape> launch_shapes() {
   }
   return out;
 }
-long long kernel_barriers() { return g_barriers.load(); }
-long long kernel_shuffles() { return g_shuffles.load(); }
+long long kernel_barriers() { return counter<&LaunchCounts::barriers>().load(); }
+long long kernel_shuffles() { return counter<&LaunchCounts::shuffles>().load(); }
 
 std::vector<HostWrite> host_writes() {
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -279,23 +265,15 @@ std::uint64_t* watch_bitmap_slow(WatchBits& wb, int which) {
 }
 
 void watch_add_traffic(const LaunchCounts& b) {
-  g_load_requests += b.global_load_requests;
-  g_load_sectors += b.global_load_sectors;
-  g_load_lines += b.global_load_lines;
-  g_store_requests += b.global_store_requests;
-  g_store_sectors += b.global_store_sectors;
-  g_store_lines += b.global_store_lines;
-  g_shared_requests += b.shared_requests;
-  g_shared_wavefronts += b.shared_wavefronts;
-  g_shared_load_lanes += b.shared_load_lanes;
-  g_shared_under_global += b.shared_load_lanes_under_global;
+  for (int i = 0; i < kLaunchCountFieldCount; ++i)
+    if (const long long v = b.*kLaunchCountFields[i].member) g_counts[i] += v;
 }
 
 void watch_count_barrier() {
-  if (g_active.load(std::memory_order_relaxed)) g_barriers.fetch_add(1, std::memory_order_relaxed);
+  if (g_active.load(std::memory_order_relaxed)) counter<&LaunchCounts::barriers>().fetch_add(1, std::memory_order_relaxed);
 }
 void watch_count_shuffle() {
-  if (g_active.load(std::memory_order_relaxed)) g_shuffles.fetch_add(1, std::memory_order_relaxed);
+  if (g_active.load(std::memory_order_relaxed)) counter<&LaunchCounts::shuffles>().fetch_add(1, std::memory_order_relaxed);
 }
 
 void watch_note_host_access(std::uintptr_t return_address, bool store) {

@@ -216,6 +216,9 @@ TEST_P(Watch, EachLaunchHasItsOwnCountsForAPerformanceModel) {
   EXPECT_EQ(sum.global_store_sectors, blocks);  // one float per block, a sector each
   // Shared: each warp's lane 0 stores its sum (a request per warp), then the first warp loads.
   EXPECT_EQ(sum.shared_requests, warps + blocks);
+  EXPECT_EQ(sum.shared_load_requests, blocks);  // the first warp's one load per block
+  EXPECT_GE(sum.shared_load_wavefronts, sum.shared_load_requests);
+  EXPECT_LE(sum.shared_load_wavefronts, sum.shared_wavefronts);
   EXPECT_GE(sum.shared_load_lanes, static_cast<long long>(blocks) * (threads / warp));
   EXPECT_LE(sum.shared_load_lanes_under_global, sum.shared_load_lanes);
   EXPECT_EQ(shapes[0].counts.global_load_sectors + shapes[1].counts.global_load_sectors, emu::kernel_load_sectors());

@@ -223,13 +223,8 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
   json shapes = json::array();
   for (const auto& l : emu::launch_shapes()) {
     const emu::LaunchCounts& c = l.counts;
-    json counts = {{"global_load_requests", c.global_load_requests}, {"global_load_sectors", c.global_load_sectors},
-                   {"global_load_lines", c.global_load_lines}, {"global_store_requests", c.global_store_requests},
-                   {"global_store_sectors", c.global_store_sectors}, {"global_store_lines", c.global_store_lines},
-                   {"shared_requests", c.shared_requests},
-                   {"shared_wavefronts", c.shared_wavefronts}, {"shared_load_lanes", c.shared_load_lanes},
-                   {"shared_load_lanes_under_global", c.shared_load_lanes_under_global}, {"barriers", c.barriers},
-                   {"shuffles", c.shuffles}};
+    json counts = json::object();
+    for (const emu::LaunchCountField& f : emu::kLaunchCountFields) counts[f.name] = c.*f.member;
     namespace in = emu::instr;
     for (const auto& [name, k] : std::initializer_list<std::pair<const char*, int>>{
              {"fp32", in::fp32}, {"fma", in::fma32}, {"fp64", in::fp64}, {"integer", in::integer}, {"load", in::load},

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <cstdio>
+#include <iterator>
 #include <random>
 
 #include "gpulab/emu/metrics.hpp"
@@ -14,35 +15,14 @@
 namespace perfmodel {
 namespace {
 
-struct Traffic {
-  long long global_load_lines = 0, shared_load_lanes = 0, shared_load_lanes_under_global = 0;
-  long long global_load_requests = 0, global_load_sectors = 0, global_store_requests = 0,
-            global_store_sectors = 0, shared_requests = 0, shared_wavefronts = 0, shared_load_requests = 0,
-            shared_load_wavefronts = 0;
-};
-
-Traffic traffic() {
-  Traffic t;
-  for (const auto& m : gpulab::emu::metrics_by_line()) {
-    if (m.shared) {
-      t.shared_requests += m.requests;
-      t.shared_wavefronts += m.units;
-      if (!m.store) {
-        t.shared_load_requests += m.requests;
-        t.shared_load_wavefronts += m.units;
-        t.shared_load_lanes += m.lane_accesses;
-        t.shared_load_lanes_under_global += m.under_global_load;
-      }
-    } else if (m.store) {
-      t.global_store_requests += m.requests;
-      t.global_store_sectors += m.units;
-    } else {
-      t.global_load_requests += m.requests;
-      t.global_load_sectors += m.units;
-      t.global_load_lines += m.lines;
-    }
+/// The counts of the watch's launches, summed (a step launches one kernel; more are reported).
+gpulab::emu::LaunchCounts summed(const std::vector<gpulab::emu::LaunchShape>& shapes) {
+  gpulab::emu::LaunchCounts sum;
+  for (const auto& shape : shapes) {
+    for (const auto& f : gpulab::emu::kLaunchCountFields) sum.*f.member += shape.counts.*f.member;
+    for (std::size_t i = 0; i < std::size(sum.instructions); ++i) sum.instructions[i] += shape.counts.instructions[i];
   }
-  return t;
+  return sum;
 }
 
 }  // namespace
@@ -116,9 +96,9 @@ bool SgemmCounter::row(const char* name, SgemmFn run) {
   // The step's launch (each step launches one kernel once at tile multiples).
   const auto shapes = gpulab::emu::launch_shapes();
   const gpulab::emu::LaunchShape shape = shapes.empty() ? gpulab::emu::LaunchShape{} : shapes.back();
-  const double barriers_per_block = shape.blocks ? static_cast<double>(gpulab::emu::kernel_barriers()) / shape.blocks : 0;
-  const auto ic = gpulab::emu::instruction_counts();
-  const Traffic t = traffic();
+  const gpulab::emu::LaunchCounts t = summed(shapes);
+  const double barriers_per_block = shape.blocks ? static_cast<double>(t.barriers) / shape.blocks : 0;
+  const long long* ic = t.instructions;
   gpulab::copy_to_host(c.data(), dc_, bytes);
   long bad = 0;
   for (std::size_t i = 0; i < elems_; ++i)

@@ -60,8 +60,7 @@ struct Evidence {
   /// dynamic shared bytes per block, and what a performance model needs (gpulab/emu/watch.hpp's
   /// LaunchCounts, named as the columns of tools/perfmodel's tables: fma, fp32, integer, load,
   /// store, branch, convert, special, total, global_load_requests, global_load_sectors,
-  /// global_load_lines, global_store_requests, global_store_sectors, global_store_lines, shared_requests,
-  /// shared_wavefronts, shared_load_lanes, shared_load_lanes_under_global, barriers, shuffles).
+  /// and each of gpulab::emu::kLaunchCountFields by its name: global_load_requests, ..., shuffles).
   struct Launch {
     long long blocks = 0, threads_per_block = 0, sectors = 0, dynamic_shared_bytes = 0;
     std::map<std::string, long long> counts;
