@@ -5,7 +5,8 @@
 //                        traced during a watch (2: the grader's per-byte access bitmaps)
 //   kernel/K/M           the five kernels of the emulator's speed table (K: 0 32x32 tiled transpose
 //                        1024^2, 1 shared-memory block reduce 2^22, 2 shuffle reduce 2^22, 3 naive
-//                        SGEMM 512^3, 4 16x16-tiled SGEMM 512^3), each run as (M) 0 plain C++ loops
+//                        SGEMM 512^3, 4 16x16-tiled SGEMM 512^3, 5 a thread per element scaling
+//                        2^22 floats, as labs 01 and 02 do), each run as (M) 0 plain C++ loops
 //                        on the CPU (the CPU's own limit for that work), 1 the kernel compiled
 //                        without instrumentation, 2 traced (metrics + sanitizer), 3 traced during a
 //                        watch (what a graded call pays), 4 traced with sampled blocks
@@ -59,9 +60,9 @@ void transpose_1024(benchmark::State& state) {
 
 // ---- the speed table: kernels against plain loops --------------------------------------------
 
-constexpr int kTransposeN = 1024, kReduceN = 1 << 22, kReduceBlocks = 256, kGemmN = 512;
+constexpr int kTransposeN = 1024, kReduceN = 1 << 22, kReduceBlocks = 256, kGemmN = 512, kScaleN = 1 << 22;
 const char* const kKernelNames[] = {"transpose 32x32 1024^2", "block reduce 2^22", "shuffle reduce 2^22",
-                                    "naive SGEMM 512^3", "tiled 16x16 SGEMM 512^3"};
+                                    "naive SGEMM 512^3", "tiled 16x16 SGEMM 512^3", "scale 2^22, a thread per element"};
 const char* const kModeNames[] = {"plain C++ loops", "kernel, no checks", "kernel, traced", "kernel, traced + watched",
                                   "kernel, traced, sampled blocks"};
 
@@ -84,6 +85,10 @@ float loop_sum(const float* in, int n, float scale) {
   float s = 0;
   for (int i = 0; i < n; ++i) s += in[i] * scale;
   return s;
+}
+
+void loop_scale(const float* in, float* out, int n) {
+  for (int i = 0; i < n; ++i) out[i] = 2.0f * in[i];
 }
 
 void loop_sgemm(const float* a, const float* b, float* c, int n) {  // i-k-j: the inner loop vectorises
@@ -109,17 +114,18 @@ double output_error(int kernel, const std::vector<float>& got, const std::vector
 
 void kernel_speed(benchmark::State& state) {
   const int kernel = static_cast<int>(state.range(0)), mode = static_cast<int>(state.range(1));
-  const bool gemm = kernel >= 3, reduce = kernel == 1 || kernel == 2;
-  const int n = gemm ? kGemmN : reduce ? kReduceN : kTransposeN;
-  const std::size_t in_size = gemm || !reduce ? std::size_t(n) * n : std::size_t(n);
+  const bool gemm = kernel == 3 || kernel == 4, reduce = kernel == 1 || kernel == 2, scale = kernel == 5;
+  const int n = gemm ? kGemmN : reduce ? kReduceN : scale ? kScaleN : kTransposeN;
+  const std::size_t in_size = reduce || scale ? std::size_t(n) : std::size_t(n) * n;
   const std::vector<float> a = random_floats(in_size, 1), b = random_floats(gemm ? in_size : 0, 2);
-  const std::size_t out_size = reduce ? kReduceBlocks : std::size_t(n) * n;
+  const std::size_t out_size = reduce ? kReduceBlocks : scale ? std::size_t(n) : std::size_t(n) * n;
   std::vector<float> want(reduce ? 1 : out_size);
   // The loops' result, the reference for every mode.
   if (kernel == 0) loop_transpose(a.data(), want.data(), n);
   if (kernel == 1) want[0] = loop_sum(a.data(), n, 1.0f);
   if (kernel == 2) want[0] = loop_sum(a.data(), n, 1.0001f);
   if (gemm) loop_sgemm(a.data(), b.data(), want.data(), n);
+  if (scale) loop_scale(a.data(), want.data(), n);
 
   gpulab::DeviceBuffer<float> da(a), db(gemm ? b : std::vector<float>(1)), dout(out_size);
   std::vector<float> host(out_size);
@@ -131,7 +137,8 @@ void kernel_speed(benchmark::State& state) {
       case 1: k.block_reduce(da.data(), dout.data(), n, kReduceBlocks); break;
       case 2: k.reduce(da.data(), dout.data(), n, kReduceBlocks); break;
       case 3: k.sgemm_naive(da.data(), db.data(), dout.data(), n); break;
-      default: k.sgemm_tiled(da.data(), db.data(), dout.data(), n); break;
+      case 4: k.sgemm_tiled(da.data(), db.data(), dout.data(), n); break;
+      default: k.scale(da.data(), dout.data(), n); break;
     }
   };
   for (auto _ : state) {
@@ -140,6 +147,7 @@ void kernel_speed(benchmark::State& state) {
       if (kernel == 1) host[0] = loop_sum(a.data(), n, 1.0f);
       if (kernel == 2) host[0] = loop_sum(a.data(), n, 1.0001f);
       if (gemm) loop_sgemm(a.data(), b.data(), host.data(), n);
+      if (scale) loop_scale(a.data(), host.data(), n);
       benchmark::DoNotOptimize(host.data());
       continue;
     }
@@ -157,7 +165,7 @@ void kernel_speed(benchmark::State& state) {
 }
 
 void kernel_speed_args(benchmark::internal::Benchmark* b) {
-  for (int kernel = 0; kernel < 5; ++kernel)
+  for (int kernel = 0; kernel < 6; ++kernel)
     for (int mode = 0; mode < 5; ++mode) b->Args({kernel, mode});
 }
 

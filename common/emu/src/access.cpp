@@ -248,6 +248,10 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
   bool same_warp_write = false;  // a same-warp write-write: judged once the value is stored
   std::uint16_t same_warp_writer = 0;
   std::uintptr_t same_warp_ra = 0;
+  if (shadow_offset + first < w.shadow.size()) {
+    w.shadow_lo = std::min(w.shadow_lo, shadow_offset + first);
+    w.shadow_hi = std::max(w.shadow_hi, std::min(w.shadow.size(), shadow_offset + last + 1));
+  }
   for (std::size_t i = first; i <= last; ++i) {
     if (shadow_offset + i >= w.shadow.size()) break;
     ShadowWord& s = w.shadow[shadow_offset + i];
@@ -436,14 +440,22 @@ void tracing_begin_launch(Worker& w) {
   w.thread_seq.assign(w.threads.size(), 0);
   const std::size_t words = (w.static_shared_end - w.static_shared_begin + 3) / 4 + (w.launch->dynamic_shared + 3) / 4;
   w.shadow.assign(words, ShadowWord{});
+  w.shadow_lo = words;
+  w.shadow_hi = 0;
 }
 
 void tracing_flush_pending(Worker& w) { flush_pending_store(w); }
 
 void tracing_begin_block(Worker& w) {
   w.pending_store.active = false;
-  std::fill(w.shadow.begin(), w.shadow.end(), ShadowWord{});
-  std::fill(w.thread_seq.begin(), w.thread_seq.end(), 0);
+  // Only what the last block wrote: a kernel uses a few of the executable's shared variables, and
+  // a block nobody traced wrote no shadow and counted no accesses.
+  if (w.shadow_lo < w.shadow_hi)
+    std::fill(w.shadow.begin() + static_cast<std::ptrdiff_t>(w.shadow_lo),
+              w.shadow.begin() + static_cast<std::ptrdiff_t>(w.shadow_hi), ShadowWord{});
+  w.shadow_lo = w.shadow.size();
+  w.shadow_hi = 0;
+  if (w.recorded) std::fill(w.thread_seq.begin(), w.thread_seq.end(), 0);
   w.bar_epoch = 1;
   w.recorded = 0;
 }

@@ -178,6 +178,9 @@ struct Worker {
   std::vector<std::uint32_t> thread_seq;
   std::uintptr_t static_shared_begin = 0, static_shared_end = 0;
   std::vector<ShadowWord> shadow;  ///< static shared words, then dynamic shared words
+  /// The shadow words this block has written, [shadow_lo, shadow_hi): cleared at the next block's
+  /// start, the rest is clear already (an untraced block clears nothing).
+  std::size_t shadow_lo = 0, shadow_hi = 0;
   std::uint32_t bar_epoch = 1;
   PendingStore pending_store;
   std::vector<FindingRecord> findings;

@@ -268,7 +268,11 @@ void run_block(Worker& w, unsigned long long id) {
   for (std::size_t i = 0; i < n; ++i) {
     Thread& t = w.threads[i];
     const Stack& s = (*w.stacks)[i];
-    t.context = ctx::make_fcontext(s.top(), s.usable(), fiber_main);
+    // Each stack's top a different number of cache lines below its page-aligned end: otherwise
+    // the hot top of every fiber's stack maps to the same cache sets, and a block's fibers evict
+    // each other's frames at every switch (the tiled transpose without checks: 10% faster).
+    const std::size_t stagger = (i % 64) * 64;
+    t.context = ctx::make_fcontext(static_cast<char*>(s.top()) - stagger, s.usable() - stagger, fiber_main);
     t.linear = static_cast<unsigned>(i);
     t.tid = uint3{static_cast<unsigned>(i % L.block.x), static_cast<unsigned>(i / L.block.x % L.block.y),
                   static_cast<unsigned>(i / (L.block.x * L.block.y))};

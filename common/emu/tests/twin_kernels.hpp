@@ -72,6 +72,11 @@ __global__ void twin_block_reduce(const float* in, float* out, int n) {
   if (threadIdx.x == 0) out[blockIdx.x] = v[0];
 }
 
+// One thread per element, nothing else: what a lab 01/02 kernel's launch costs per thread.
+__global__ void twin_scale(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 2.0f * in[i];
+}
 // C = A B, n x n row-major, one thread per element of C, no shared memory.
 __global__ void twin_sgemm_naive(const float* a, const float* b, float* c, int n) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x, row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -110,6 +115,7 @@ struct TwinKernels {
   void (*block_reduce)(const float* in, float* out, int n, int blocks);
   void (*sgemm_naive)(const float* a, const float* b, float* c, int n);
   void (*sgemm_tiled)(const float* a, const float* b, float* c, int n);
+  void (*scale)(const float* in, float* out, int n);
 };
 TwinKernels traced_kernels();
 TwinKernels plain_kernels();
@@ -138,5 +144,8 @@ TwinKernels plain_kernels();
             [](const float* a, const float* b, float* c, int n) {                                             \
               gpulab::launch(twin_sgemm_tiled, dim3(n / kTwinGemmTile, n / kTwinGemmTile),                     \
                              dim3(kTwinGemmTile, kTwinGemmTile), 0, a, b, c, n);                               \
+            },                                                                                                 \
+            [](const float* in, float* out, int n) {                                                           \
+              gpulab::launch(twin_scale, (n + 255) / 256, 256, 0, in, out, n);                                 \
             }};                                                                                                \
   }

@@ -67,7 +67,18 @@ void set_max_dynamic_shared(void (*kernel)(P...), std::size_t bytes, const char*
 }
 
 #if defined(GPULAB_BACKEND_EMU)
-template <class... P>
+namespace detail {
+namespace {
+/// A type of each translation unit's own: as launch's last template argument, it gives every file
+/// its own instantiation of launch and of the thunk each emulated thread runs. Otherwise the
+/// linker keeps one thunk for all files, compiled with or without the emulator's access tracing
+/// as it happens, and the closure's loads in an untraced file's launches may call the tracing
+/// hooks (or those of a traced file may not).
+struct ThisFile {};
+}  // namespace
+}  // namespace detail
+
+template <class... P, class File = detail::ThisFile>
 void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t shared_bytes,
             detail::identity_t<P>... args) {
   check_launch_config(grid, block, shared_bytes, reinterpret_cast<const void*>(kernel));
