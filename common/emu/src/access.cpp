@@ -388,7 +388,7 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   }
   // Not shared, not device memory: the thread's stack (locals, parameters), the index
   // built-ins, the launch's arguments, static data - or a bug.
-  const Stack& s = (*w->stacks)[t.linear];
+  const Stack& s = (*w->stacks)[static_cast<std::size_t>(t.stack)];
   const auto lo = reinterpret_cast<std::uintptr_t>(s.base);
   if (a >= lo && a < lo + s.size) return;
   auto inside = [a](const auto& v) {

@@ -26,6 +26,7 @@ struct Thread {
   ctx::fcontext_t context = nullptr;
   uint3 tid{0, 0, 0};
   unsigned linear = 0;
+  int stack = 0;  ///< the index in Worker::stacks of the stack it runs on
   int lane = 0;
   int warp = 0;
   State state = State::runnable;
@@ -167,6 +168,10 @@ struct Worker {
   int bar_line = 0;
   ctx::fcontext_t scheduler = nullptr;
   Thread* current = nullptr;
+  /// The block's threads run as plain calls one after another on one stack (scheduler.cpp,
+  /// direct_main) until one of them waits: then that stack becomes its fiber's, and the threads
+  /// after it get fibers of their own.
+  bool direct = false;
   bool failed = false;
   /// This block's accesses feed the metrics and the shared-memory sanitizer (every block, unless
   /// GPULAB_EMU_CHECKS=sample: block_is_checked); out-of-bounds stops and the grader's watch

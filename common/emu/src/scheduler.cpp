@@ -7,6 +7,7 @@
 // finish, and the fault reported is the lowest block's: the same for any number of workers.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <thread>
@@ -104,8 +105,13 @@ void arrived(Worker& w, ctx::transfer_t t) {
   else w.scheduler = t.fctx;
 }
 
-void yield_to_scheduler(Worker& w) {
+__attribute__((always_inline)) inline void yield_to_scheduler(Worker& w) {
   Thread& self = *w.current;
+  if (w.direct) {  // the first thread of the block to wait: direct_main's stack is now its fiber's
+    w.direct = false;
+    arrived(w, ctx::jump_fcontext(w.scheduler, &self));
+    return;
+  }
   // A direct switch to the next runnable thread of this pass, the one the scheduler's loop would
   // run next (the same order, one context switch instead of two); at the end of the pass, or
   // once the block failed, back to the scheduler.
@@ -176,16 +182,8 @@ bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
   return true;
 }
 
-void fiber_main(ctx::transfer_t t) {
-  Worker& w = *this_worker;
-  arrived(w, t);
-  // A block nobody traces runs the untraced twin of the launch's code where the kernel file has
-  // one (tools/perfmodel/twin_pass.cpp): its accesses do not even call the hooks.
-  const KernelThunk thunk = untraced_block ? plain_twin(w.launch->thunk) : w.launch->thunk;
-  thunk(w.launch->closure);
-
-  // The thread returned from the kernel.
-  Thread& self = *w.current;
+/// The thread returned from the kernel.
+void thread_returned(Worker& w, Thread& self) {
   self.state = State::done;
   --w.live;
   if (w.exited++ == 0) w.first_exited = &self;
@@ -199,8 +197,51 @@ void fiber_main(ctx::transfer_t t) {
   // Lanes that wait for this one in a warp collective may now be complete without it.
   for (std::size_t ri = 0; ri < warp.open.size();)
     if (!try_complete(w, warp, self.warp, ri)) ++ri;
+}
+
+/// A block nobody traces runs the untraced twin of the launch's code where the kernel file has
+/// one (tools/perfmodel/twin_pass.cpp): its accesses do not even call the hooks.
+KernelThunk block_thunk(const Worker& w) {
+  return untraced_block ? plain_twin(w.launch->thunk) : w.launch->thunk;
+}
+
+void fiber_main(ctx::transfer_t t) {
+  Worker& w = *this_worker;
+  arrived(w, t);
+  block_thunk(w)(w.launch->closure);
+  thread_returned(w, *w.current);
   yield_to_scheduler(w);
   std::abort();  // a finished fiber is never resumed
+}
+
+/// Runs the block's threads in order as plain calls on one stack, each to its return: what the
+/// fibers would do, in the same order, as long as no thread waits (a block without barriers or
+/// warp collectives never switches context). The first thread that waits leaves this loop for
+/// good (yield_to_scheduler): this stack becomes its fiber's, the scheduler gives the threads
+/// after it fibers of their own, and when it returns it finishes like any fiber.
+void direct_main(ctx::transfer_t t) {
+  Worker& w = *this_worker;
+  arrived(w, t);
+  const KernelThunk thunk = block_thunk(w);
+  const int stack = static_cast<int>(w.threads.size());  // this stack's index
+  for (Thread& self : w.threads) {
+    w.current = &self;
+    ::threadIdx = self.tid;
+    self.stack = stack;
+    thunk(w.launch->closure);
+    thread_returned(w, self);
+    if (!w.direct) {  // it waited on the way, and has run as a fiber since
+      yield_to_scheduler(w);
+      std::abort();
+    }
+  }
+  ctx::jump_fcontext(w.scheduler, nullptr);  // every thread returned
+  std::abort();
+}
+
+bool direct_runs_enabled() {
+  const char* v = std::getenv("GPULAB_EMU_DIRECT");
+  return !(v && std::strcmp(v, "0") == 0);
 }
 
 void describe_waiters(const Worker& w, std::ostringstream& os) {
@@ -250,6 +291,22 @@ bool resolve_active_masks(Worker& w) {
   return any;
 }
 
+/// Ends a block that failed: its fibers are never resumed.
+void abandon_block(Worker& w, unsigned long long id) {
+  const Launch& L = *w.launch;
+  if (w.stop_kind) {  // an access stopped before it happened: name it here, off the fiber
+    const auto [file, line_] = symbolize(w.stop_ra);
+    const std::string at = line_ > 0 ? file + ":" + std::to_string(line_)
+                                     : "a line of the kernel launched at " + where(L.file, L.line);
+    const std::string hint = finding_hint(w.stop_kind);
+    record_fault(L, id, finding_kind_name(w.stop_kind),
+                 at + ": " + w.stop_detail + " (stopped before the access)" + (hint.empty() ? "" : "\n  hint: " + hint));
+    w.stop_kind = 0;
+    w.stop_detail.clear();
+  }
+  tracing_end_block(w);
+}
+
 /// Runs one block to completion (or to its first fault).
 void run_block(Worker& w, unsigned long long id) {
   const Launch& L = *w.launch;
@@ -267,12 +324,8 @@ void run_block(Worker& w, unsigned long long id) {
   }
   for (std::size_t i = 0; i < n; ++i) {
     Thread& t = w.threads[i];
-    const Stack& s = (*w.stacks)[i];
-    // Each stack's top a different number of cache lines below its page-aligned end: otherwise
-    // the hot top of every fiber's stack maps to the same cache sets, and a block's fibers evict
-    // each other's frames at every switch (the tiled transpose without checks: 10% faster).
-    const std::size_t stagger = (i % 64) * 64;
-    t.context = ctx::make_fcontext(static_cast<char*>(s.top()) - stagger, s.usable() - stagger, fiber_main);
+    t.context = nullptr;  // given a fiber when it needs one (start_fibers)
+    t.stack = static_cast<int>(i);
     t.linear = static_cast<unsigned>(i);
     t.tid = uint3{static_cast<unsigned>(i % L.block.x), static_cast<unsigned>(i / L.block.x % L.block.y),
                   static_cast<unsigned>(i / (L.block.x * L.block.y))};
@@ -295,6 +348,35 @@ void run_block(Worker& w, unsigned long long id) {
     ~Untraced() { untraced_block = false; }
   } untraced(!w.checked && !L.watched);
 
+  static const bool direct_runs = direct_runs_enabled();
+  std::size_t first_fiber = 0;
+  if (direct_runs) {
+    const Stack& s = (*w.stacks)[n];
+    w.direct = true;
+    const ctx::transfer_t back = ctx::jump_fcontext(ctx::make_fcontext(s.top(), s.usable(), direct_main), nullptr);
+    w.direct = false;
+    w.current = nullptr;
+    first_fiber = n;  // unless a thread waited: every thread has returned
+    if (back.data) {  // a thread waited (or failed): the rest of the block runs on fibers
+      Thread& waited = *static_cast<Thread*>(back.data);
+      waited.context = back.fctx;
+      first_fiber = waited.linear + 1;
+      if (w.failed) {
+        abandon_block(w, id);
+        return;
+      }
+    }
+  }
+  for (std::size_t i = first_fiber; i < n; ++i) {
+    Thread& t = w.threads[i];
+    const Stack& s = (*w.stacks)[i];
+    // Each stack's top a different number of cache lines below its page-aligned end: otherwise
+    // the hot top of every fiber's stack maps to the same cache sets, and a block's fibers evict
+    // each other's frames at every switch (the tiled transpose without checks: 10% faster).
+    const std::size_t stagger = (i % 64) * 64;
+    t.context = ctx::make_fcontext(static_cast<char*>(s.top()) - stagger, s.usable() - stagger, fiber_main);
+  }
+
   while (w.live > 0) {
     bool ran = false;
     for (std::size_t i = 0; i < n; ++i) {
@@ -310,18 +392,8 @@ void run_block(Worker& w, unsigned long long id) {
       last.context = back.fctx;
       i = last.linear;
       w.current = nullptr;
-      if (w.failed) {  // abandon the block: its fibers are never resumed
-        if (w.stop_kind) {  // an access stopped before it happened: name it here, off the fiber
-          const auto [file, line_] = symbolize(w.stop_ra);
-          const std::string at = line_ > 0 ? file + ":" + std::to_string(line_)
-                                           : "a line of the kernel launched at " + where(L.file, L.line);
-          const std::string hint = finding_hint(w.stop_kind);
-          record_fault(L, id, finding_kind_name(w.stop_kind),
-                       at + ": " + w.stop_detail + " (stopped before the access)" + (hint.empty() ? "" : "\n  hint: " + hint));
-          w.stop_kind = 0;
-          w.stop_detail.clear();
-        }
-        tracing_end_block(w);
+      if (w.failed) {
+        abandon_block(w, id);
         return;
       }
     }
@@ -348,7 +420,7 @@ void worker_loop(Launch& L, int worker_id) {
   w.launch = &L;
   w.threads.resize(nthreads);
   w.warps.resize((nthreads + warpSize - 1) / warpSize);
-  w.stacks = &stacks_for_worker(worker_id, nthreads);
+  w.stacks = &stacks_for_worker(worker_id, nthreads + 1);  // the last for direct_main
   // Padded on both sides: an access there overruns the dynamic shared memory (access.cpp).
   std::vector<unsigned char> dyn(L.dynamic_shared + 2 * kDynamicSharedPad + 16);
   unsigned char* body = dyn.data() + kDynamicSharedPad;

@@ -49,7 +49,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
   if (w && w->current) {
     const Thread& t = *w->current;
     const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
-    const Stack& s = (*w->stacks)[t.linear];
+    const Stack& s = (*w->stacks)[static_cast<std::size_t>(t.stack)];
     const auto guard = reinterpret_cast<std::uintptr_t>(s.base);
     // Overflow: the stack pointer left the fiber's stack, or the fault hit its guard page.
     // (Kernel files are built with -fstack-clash-protection, so a large frame touches the guard

@@ -166,6 +166,27 @@ __global__ void deep_local_array(float* out, int n) {
   out[0] = big[0];
 }
 
+__device__ __attribute__((noinline)) void deep_local_array_in_a_call(float* out, int n) {
+  volatile float big[64 * 1024];  // its own frame: only the thread that calls it overflows
+  for (int i = 0; i < n; ++i) big[i * 1024] = static_cast<float>(i);
+  out[0] = big[0];
+}
+
+__global__ void deep_local_array_after_a_barrier(float* out, int n) {
+  __syncthreads();  // thread 0 waits first: thread 1 then runs on a fiber of its own
+  if (threadIdx.x == 1) deep_local_array_in_a_call(out, n);
+}
+
+// The first warp's lanes return without waiting; the second warp's shuffle: the threads before
+// the first one that waits run as plain calls, the rest as fibers (scheduler.cpp, direct_main).
+__global__ void only_later_threads_wait(int* order, int* out, int* ticket) {
+  const int t = static_cast<int>(threadIdx.x);
+  order[t] = atomicAdd(ticket, 1);
+  int v = t;
+  if (t >= warpSize) v += __shfl_down_sync(gpulab::full_mask(), t, 1);
+  out[t] = v;
+}
+
 __global__ void store_far_out_of_bounds(float* out) { out[1ll << 40] = 1.0f; }
 
 __global__ void fault_in_one_block(int* out, int bad_block) {
@@ -447,6 +468,32 @@ TEST_P(EmuDeathTest, StackOverflowIsReportedWithTheThread) {
         gpulab::synchronize();
       },
       "stack overflow in thread \\(0,0,0\\) of block \\(0,0,0\\).*GPULAB_EMU_STACK_KB");
+}
+
+TEST_P(EmuDeathTest, StackOverflowOfAThreadAfterTheFirstWaitNamesThatThread) {
+  ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
+  DeviceBuffer<float> out(1);
+  EXPECT_DEATH(
+      {
+        launch(deep_local_array_after_a_barrier, 1, 4, 0, out.data(), 64);
+        gpulab::synchronize();
+      },
+      "stack overflow in thread \\(1,0,0\\) of block \\(0,0,0\\)");
+}
+
+TEST_P(Emu, ThreadsRunInOrderWhetherOrNotTheyWait) {
+  const int warp = GetParam(), threads = 2 * warp;
+  for (int workers : {1, 3}) {
+    WorkerCount scoped(workers);
+    DeviceBuffer<int> order(threads), out(threads), ticket(std::vector<int>{0});
+    launch(only_later_threads_wait, 1, threads, 0, order.data(), out.data(), ticket.data());
+    gpulab::synchronize();
+    std::vector<int> want_order(threads), want(threads);
+    std::iota(want_order.begin(), want_order.end(), 0);
+    for (int t = 0; t < threads; ++t) want[t] = t < warp ? t : t + (t % warp == warp - 1 ? t : t + 1);
+    EXPECT_EQ(order.download(), want_order) << "each thread runs to its first wait in thread order";
+    EXPECT_EQ(out.download(), want);
+  }
 }
 
 // A store far from any allocation is stopped before it happens (the traced build): a fault with
