@@ -322,15 +322,10 @@ void run_block(Worker& w, unsigned long long id) {
     warp.open.clear();
     warp.sync_epoch = 0;
   }
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {  // (index, lane and warp: set per launch, worker_loop)
     Thread& t = w.threads[i];
-    t.context = nullptr;  // given a fiber when it needs one (start_fibers)
+    t.context = nullptr;  // a fiber only once it needs one (direct_main)
     t.stack = static_cast<int>(i);
-    t.linear = static_cast<unsigned>(i);
-    t.tid = uint3{static_cast<unsigned>(i % L.block.x), static_cast<unsigned>(i / L.block.x % L.block.y),
-                  static_cast<unsigned>(i / (L.block.x * L.block.y))};
-    t.lane = static_cast<int>(i % static_cast<unsigned>(warpSize));
-    t.warp = static_cast<int>(i / static_cast<unsigned>(warpSize));
     t.state = State::runnable;
     t.result = 0;
     w.warps[static_cast<std::size_t>(t.warp)].live |= 1ull << t.lane;
@@ -419,6 +414,13 @@ void worker_loop(Launch& L, int worker_id) {
   w.id = worker_id;
   w.launch = &L;
   w.threads.resize(nthreads);
+  for (unsigned i = 0; i < nthreads; ++i) {  // the same in every block
+    Thread& t = w.threads[i];
+    t.linear = i;
+    t.tid = uint3{i % L.block.x, i / L.block.x % L.block.y, i / (L.block.x * L.block.y)};
+    t.lane = static_cast<int>(i % static_cast<unsigned>(warpSize));
+    t.warp = static_cast<int>(i / static_cast<unsigned>(warpSize));
+  }
   w.warps.resize((nthreads + warpSize - 1) / warpSize);
   w.stacks = &stacks_for_worker(worker_id, nthreads + 1);  // the last for direct_main
   // Padded on both sides: an access there overruns the dynamic shared memory (access.cpp).
