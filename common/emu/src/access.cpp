@@ -366,6 +366,13 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     record(*w, t, a, size, flags | kShared, ra);
     return;
   }
+  // The launch's arguments (every thread's launch thunk reads them) and the thread's own stack
+  // (locals, parameters): common, and never device memory.
+  const auto cl = reinterpret_cast<std::uintptr_t>(L.closure);
+  if (a >= cl && a < cl + L.closure_bytes) return;
+  const Stack& s = (*w->stacks)[static_cast<std::size_t>(t.stack)];
+  const auto lo = reinterpret_cast<std::uintptr_t>(s.base);
+  if (a >= lo && a < lo + s.size) return;
   // The allocations of this worker's last two device accesses first (a kernel reading two arrays
   // alternates between them), then a search of the launch's allocations.
   long index = -1;
@@ -386,18 +393,13 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     record(*w, t, a, size, flags, ra);
     return;
   }
-  // Not shared, not device memory: the thread's stack (locals, parameters), the index
-  // built-ins, the launch's arguments, static data - or a bug.
-  const Stack& s = (*w->stacks)[static_cast<std::size_t>(t.stack)];
-  const auto lo = reinterpret_cast<std::uintptr_t>(s.base);
-  if (a >= lo && a < lo + s.size) return;
+  // Not shared, not device memory, not the arguments or the stack: the index built-ins, static
+  // data - or a bug.
   auto inside = [a](const auto& v) {
     const auto b = reinterpret_cast<std::uintptr_t>(&v);
     return a >= b && a < b + sizeof v;
   };
   if (!store && (inside(::threadIdx) || inside(::blockIdx) || inside(::blockDim) || inside(::gridDim))) return;
-  const auto cl = reinterpret_cast<std::uintptr_t>(L.closure);
-  if (a >= cl && a < cl + L.closure_bytes) return;
   if (static_ranges().contains(a)) return;
   if (!g_sanitizer) return;
   // Every other access is stopped before it happens: on a GPU it reads or writes what it should
