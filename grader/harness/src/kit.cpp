@@ -749,6 +749,12 @@ std::vector<KernelResources> kernel_resources(std::string& why) {
     r.kernel = k.value("kernel", std::string());
     r.registers = k.value("registers", 0);
     r.shared_bytes = k.value("shared_bytes", 0LL);
+    if (k.contains("loads")) {
+      const json& l = k["loads"];
+      r.load_bytes_per_trip = l.value("bytes_per_trip", -1LL);
+      r.loads_per_trip = l.value("per_trip", 0);
+      r.loads_in_loop = l.value("in_loop", false);
+    }
     out.push_back(r);
   }
   if (out.empty()) why = "nvcc compiled no kernel from the code under test";

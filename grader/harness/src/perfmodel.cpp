@@ -3,6 +3,8 @@
 #include "gpulab/grade/perfmodel.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <sstream>
 #include <cmath>
 #include <initializer_list>
 #include <utility>
@@ -122,6 +124,129 @@ Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu&
     if (t.second > p.seconds) p.bound = t.first, p.seconds = t.second;
   }
   return p;
+}
+
+namespace {
+
+/// Bytes of one PTX load: the vector width times the element type's size (".v4.f32": 16).
+long long ptx_load_bytes(const std::string& op) {
+  long long lanes = 1, size = 0;
+  std::size_t pos = 0;
+  while ((pos = op.find('.', pos)) != std::string::npos) {
+    const std::size_t end = op.find('.', pos + 1);
+    const std::string part = op.substr(pos + 1, end == std::string::npos ? std::string::npos : end - pos - 1);
+    if (part == "v2") lanes = 2;
+    else if (part == "v4") lanes = 4;
+    else if (part == "v8") lanes = 8;
+    else if (part.size() >= 2 && (part[0] == 'f' || part[0] == 'u' || part[0] == 's' || part[0] == 'b') &&
+             std::isdigit(static_cast<unsigned char>(part[1])))
+      size = std::stoll(part.substr(1)) / 8;
+    pos = end == std::string::npos ? op.size() : end;
+  }
+  return lanes * size;
+}
+
+}  // namespace
+
+std::vector<PtxLoads> ptx_loads_per_trip(const std::string& ptx) {
+  std::vector<PtxLoads> out;
+  std::istringstream in(ptx);
+  struct Load {
+    std::size_t line;
+    long long bytes;
+  };
+  std::string kernel;
+  std::map<std::string, std::size_t> labels;
+  std::vector<std::pair<std::size_t, std::string>> branches;  // line, target
+  std::vector<Load> loads;
+  auto finish = [&] {
+    if (kernel.empty()) return;
+    // Loops: a branch back to a label above it.
+    std::vector<std::pair<std::size_t, std::size_t>> loops;
+    for (const auto& [at, target] : branches) {
+      const auto it = labels.find(target);
+      if (it != labels.end() && it->second < at) loops.emplace_back(it->second, at);
+    }
+    PtxLoads k;
+    k.kernel = kernel;
+    for (const auto& [lo, hi] : loops) {
+      bool inner = true;
+      for (const auto& [lo2, hi2] : loops)
+        if ((lo2 != lo || hi2 != hi) && lo <= lo2 && hi2 <= hi) inner = false;
+      if (!inner) continue;
+      long long bytes = 0;
+      int count = 0;
+      for (const Load& l : loads)
+        if (l.line > lo && l.line < hi) bytes += l.bytes, ++count;
+      if (count && bytes > k.bytes_per_trip) k.bytes_per_trip = bytes, k.loads_per_trip = count, k.in_loop = true;
+    }
+    if (!k.in_loop)
+      for (const Load& l : loads) k.bytes_per_trip += l.bytes, ++k.loads_per_trip;
+    out.push_back(k);
+    kernel.clear();
+    labels.clear();
+    branches.clear();
+    loads.clear();
+  };
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line); ++n) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    const std::string text = line.substr(first);
+    const std::size_t entry = text.find(".entry ");
+    if (entry != std::string::npos && text.compare(0, 2, "//") != 0) {
+      finish();
+      const std::size_t name = text.find_first_not_of(' ', entry + 7);
+      kernel = text.substr(name, text.find_first_of("( \t", name) - name);
+      continue;
+    }
+    if (kernel.empty()) continue;
+    if (text[0] == '$' && text.back() == ':') {
+      labels[text.substr(0, text.size() - 1)] = n;
+      continue;
+    }
+    std::string op = text;
+    if (op[0] == '@') {  // a predicate
+      const std::size_t space = op.find_first_of(" \t");
+      op = space == std::string::npos ? std::string() : op.substr(space);
+    }
+    const std::size_t begin = op.find_first_not_of(" \t");
+    if (begin == std::string::npos) continue;
+    op = op.substr(begin);
+    const std::string mnemonic = op.substr(0, op.find_first_of(" \t"));
+    if (mnemonic == "bra" || mnemonic == "bra.uni") {
+      std::string target = op.substr(mnemonic.size());
+      target.erase(0, target.find_first_not_of(" \t"));
+      target = target.substr(0, target.find_first_of("; \t"));
+      branches.emplace_back(n, target);
+    } else if (mnemonic.compare(0, 10, "ld.global.") == 0) {
+      loads.push_back({n, ptx_load_bytes(mnemonic)});
+    }
+  }
+  finish();
+  return out;
+}
+
+double read_bytes_per_s(const Gpu& g, double bytes_per_thread, double threads_per_sm) {
+  if (g.name != "H200" || bytes_per_thread <= 0 || threads_per_sm <= 0) return 0;
+  // GB/s by bytes per thread (rows: 4, 8, 16, 32, 64) and threads per SM (columns: 256, 512,
+  // 1024, 2048): inflight.tsv, the faster of the two shapes where two give the same bytes.
+  static const double grid[5][4] = {{377.1, 741.6, 1419.7, 2585.5},
+                                    {619.4, 1208.3, 2212.8, 3583.7},
+                                    {1327.0, 2427.6, 3776.5, 4350.4},
+                                    {2092.4, 3482.6, 4289.8, 4432.0},
+                                    {3257.7, 4233.5, 4433.1, 4437.2}};
+  double scale = 1;  // Little's law below the grid
+  double r = std::log2(bytes_per_thread / 4), c = std::log2(threads_per_sm / 256);
+  if (r < 0) scale *= bytes_per_thread / 4, r = 0;
+  if (c < 0) scale *= threads_per_sm / 256, c = 0;
+  r = std::min(r, 4.0);
+  c = std::min(c, 3.0);
+  const int r0 = std::min(3, static_cast<int>(r)), c0 = std::min(2, static_cast<int>(c));
+  const double fr = r - r0, fc = c - c0;
+  const double v = (1 - fr) * ((1 - fc) * grid[r0][c0] + fc * grid[r0][c0 + 1]) +
+                   fr * ((1 - fc) * grid[r0 + 1][c0] + fc * grid[r0 + 1][c0 + 1]);
+  return v * 1e9 * scale;
 }
 
 }  // namespace gpulab::grade::perfmodel

@@ -19,6 +19,7 @@
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
 #include "gpulab/grade/kit.hpp"
+#include "gpulab/grade/perfmodel.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
 #include "reduce.hpp"
@@ -339,6 +340,18 @@ bool measured_call(kit::Call& call) {
   return true;
 }
 
+/// The launch of the call that moves the most global sectors (null if none was recorded), and
+/// the sectors of all launches.
+const kit::Evidence::Launch* busiest_launch(const kit::Call& call, long long& total_sectors) {
+  total_sectors = 0;
+  const kit::Evidence::Launch* busiest = nullptr;
+  for (const auto& l : call.evidence().launch_shapes) {
+    total_sectors += l.sectors;
+    if (!busiest || l.sectors > busiest->sectors) busiest = &l;
+  }
+  return busiest;
+}
+
 }  // namespace
 
 TEST(performance, coalesced_loads) {
@@ -427,11 +440,7 @@ TEST(performance, spreads_over_the_gpu) {
   if (!measured_call(call)) return;
   const auto& shapes = call.evidence().launch_shapes;
   long long total = 0;
-  const kit::Evidence::Launch* busiest = nullptr;
-  for (const auto& l : shapes) {
-    total += l.sectors;
-    if (!busiest || l.sectors > busiest->sectors) busiest = &l;
-  }
+  const kit::Evidence::Launch* busiest = busiest_launch(call, total);
   if (!busiest) {
     not_measured("the emulator recorded no launch shapes for the call");
     return;
@@ -447,6 +456,68 @@ TEST(performance, spreads_over_the_gpu) {
     ADD_FAILURE() << os.str() << ": at most " << busiest->blocks << " of an H200's 132 multiprocessors work on it (at least "
                   << min_blocks << " blocks expected)\n  hint: launch enough blocks to fill the GPU (a few per SM) and let"
                      " each thread loop over many elements (README, \"Step 3: many elements per thread\", How many blocks?)";
+  else
+    note(os.str());
+}
+
+TEST(performance, predicted_fraction_of_vendor) {
+  // A sum over 2^28 floats is a stream from DRAM: its speed is the bytes its threads keep in
+  // flight (Little's law). On an H200 one 4-byte load per thread and loop trip reads at 0.58 of
+  // the best bandwidth even with every SM full, where four float4 loads read at 1.0
+  // (tools/perfmodel/probes/inflight.cu). The bytes per trip come from nvcc's PTX of the hand-in
+  // (the loops as the GPU runs them, unrolled or not), the threads per SM from the busiest
+  // launch's grid and the kernels' registers; the predicted read bandwidth over CUB's, measured on
+  // the H200, must reach the GPU grade's threshold.
+  const double min_fraction = rubric().number("performance.emu", "min_predicted_fraction_of_vendor");
+  const double vendor = rubric().number("performance.emu", "vendor_read_bytes_per_s");
+  const std::string model_name = rubric().text("performance.emu", "model").value_or("");
+  const long long n = emu_size();
+  kit::Call call(at(n, "measured"));
+  if (!measured_call(call)) return;
+  long long total = 0;
+  const kit::Evidence::Launch* busiest = busiest_launch(call, total);
+  std::string why;
+  const std::vector<kit::KernelResources> kernels = kit::kernel_resources(why);
+  const perfmodel::Gpu* gpu = perfmodel::gpu(model_name);
+  long long bytes = -1;
+  int loads = 0, registers = 0;
+  bool in_loop = false;
+  long long static_shared = 0;
+  for (const auto& k : kernels) {
+    // The kernels' most (which kernel a launch ran is not recorded): a helper kernel's few loads
+    // cannot make the main one's look fewer.
+    if (k.load_bytes_per_trip > bytes) bytes = k.load_bytes_per_trip, loads = k.loads_per_trip, in_loop = k.loads_in_loop;
+    registers = std::max(registers, k.registers);
+    static_shared = std::max(static_shared, k.shared_bytes);
+  }
+  if (!gpu || !busiest || bytes < 0) {
+    if (!gpu) why = "the rubric names no GPU the model knows (performance.emu model = " + model_name + ")";
+    else if (!busiest) why = "the emulator recorded no launch shapes for the call";
+    else if (why.empty()) why = "nvcc's PTX gave no loads per kernel";
+    note("no speed prediction (" + why + "): the bytes in flight are not graded on this machine");
+    return;
+  }
+  std::string limit;
+  const long long tpb = busiest->threads_per_block;
+  const int per_sm = perfmodel::occupancy(*gpu, tpb, registers, static_shared + busiest->dynamic_shared_bytes, limit);
+  const double threads_per_sm =
+      std::min(static_cast<double>(per_sm) * tpb, static_cast<double>(busiest->blocks) * tpb / gpu->sms);
+  const double bandwidth = perfmodel::read_bytes_per_s(*gpu, static_cast<double>(bytes), threads_per_sm);
+  const double fraction = bandwidth / vendor;
+  std::ostringstream os;
+  os.precision(3);
+  os << "each thread loads " << bytes << (in_loop ? " bytes per loop trip (" : " bytes (") << loads
+     << (in_loop ? " load(s) in nvcc's PTX" : " load(s) in nvcc's PTX, in no loop") << "); the busiest launch, " << busiest->blocks << " block(s) of " << tpb
+     << " threads, keeps " << threads_per_sm << " threads per SM of an " << gpu->name << " busy (" << registers
+     << " registers each): Little's law gives " << bandwidth / 1e9 << " GB/s, " << fraction
+     << " of CUB's measured " << vendor / 1e9 << " GB/s";
+  info("predicted_read_gbps", std::to_string(bandwidth / 1e9));
+  record(fraction, min_fraction, "of CUB's read bandwidth, predicted for an H200");
+  if (fraction < min_fraction)
+    ADD_FAILURE() << os.str() << " (at least " << min_fraction
+                  << " expected, as on the GPU)\n  hint: give each thread more bytes in flight per loop trip: load a"
+                     " float4, or several independent elements before adding them (README, \"Many elements per"
+                     " thread\")";
   else
     note(os.str());
 }

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace gpulab::grade::perfmodel {
 
@@ -56,5 +57,26 @@ Prediction predict_sgemm(const Counts& counted, int registers, long long shared_
 /// `scale` (work at the GPU's size / work counted). No latency term: for kernels that keep enough
 /// bytes in flight (docs/results/perfmodel.md says where that fails).
 Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu& g, double scale = 1.0);
+
+/// The global loads each kernel of a PTX file (nvcc -ptx, the code nvcc's optimiser produced:
+/// loops unrolled as the GPU will run them) issues per trip of its busiest loop: the bytes one
+/// thread asks of memory at a time, which Little's law turns into bandwidth (read_bytes_per_s).
+/// A loop is a backward branch; of the innermost loops with loads, the one that loads the most
+/// bytes per trip counts. A kernel whose loads are in no loop counts all its loads, issued once.
+struct PtxLoads {
+  std::string kernel;           ///< the mangled name of the .entry
+  long long bytes_per_trip = 0;
+  int loads_per_trip = 0;
+  bool in_loop = false;
+};
+std::vector<PtxLoads> ptx_loads_per_trip(const std::string& ptx);
+
+/// The DRAM read bandwidth a streaming kernel reaches on `g` when each of `threads_per_sm`
+/// resident threads per SM keeps `bytes_per_thread` bytes of loads in flight: measured on an H200
+/// (tools/perfmodel/probes/inflight.cu, docs/results/perfmodel-h200/inflight/inflight.tsv: 4 to 64
+/// bytes per thread, 256 to 2048 threads per SM), interpolated in log2 of both, and scaled
+/// linearly below the grid (Little's law); above it, the 64-byte row. 0 for a GPU without
+/// those measurements.
+double read_bytes_per_s(const Gpu& g, double bytes_per_thread, double threads_per_sm);
 
 }  // namespace gpulab::grade::perfmodel

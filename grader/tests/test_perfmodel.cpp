@@ -1,0 +1,89 @@
+// The performance model's pieces that need no emulator: nvcc's PTX read for the loads per loop
+// trip, and the H200's read bandwidth by bytes in flight (gpulab/grade/perfmodel.hpp).
+#include <gtest/gtest.h>
+
+#include "gpulab/grade/perfmodel.hpp"
+
+namespace pm = gpulab::grade::perfmodel;
+
+namespace {
+
+// The shapes nvcc writes: a grid-stride loop of two float4 loads and a float load inside an outer
+// loop with a load of its own; a second kernel whose two double loads are in no loop.
+const char* const kPtx = R"(
+.version 8.8
+.target sm_90
+	// .globl	_Z4sum2PKfiPf
+.visible .entry _Z4sum2PKfiPf(
+	.param .u64 _Z4sum2PKfiPf_param_0
+)
+{
+	ld.param.u64 	%rd1, [_Z4sum2PKfiPf_param_0];
+	@%p1 bra 	$L__BB0_4;
+$L__BB0_1:
+	ld.global.u32 	%r9, [%rd4];
+$L__BB0_2:
+	ld.global.nc.v4.f32 	{%f1, %f2, %f3, %f4}, [%rd2];
+	add.f32 	%f5, %f5, %f1;
+	ld.global.nc.v4.f32 	{%f6, %f7, %f8, %f9}, [%rd3];
+	ld.global.f32 	%f10, [%rd5];
+	setp.lt.s32 	%p2, %r1, %r2;
+	@%p2 bra 	$L__BB0_2;
+	@%p3 bra.uni 	$L__BB0_1;
+$L__BB0_4:
+	st.global.f32 	[%rd6], %f5;
+	ret;
+}
+.visible .entry _Z3twoPKdPd(
+	.param .u64 _Z3twoPKdPd_param_0
+)
+{
+	ld.global.f64 	%fd1, [%rd1];
+	ld.global.nc.f64 	%fd2, [%rd2];
+	add.f64 	%fd3, %fd1, %fd2;
+	@%p1 bra 	$L__BB1_2;
+	st.global.f64 	[%rd3], %fd3;
+$L__BB1_2:
+	ret;
+}
+)";
+
+TEST(PtxLoads, TheInnermostLoopWithTheMostBytesPerTripCounts) {
+  const std::vector<pm::PtxLoads> k = pm::ptx_loads_per_trip(kPtx);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].kernel, "_Z4sum2PKfiPf");
+  EXPECT_TRUE(k[0].in_loop);
+  EXPECT_EQ(k[0].loads_per_trip, 3) << "two float4 loads and a float load; the outer loop's load is not per trip";
+  EXPECT_EQ(k[0].bytes_per_trip, 16 + 16 + 4);
+  EXPECT_EQ(k[1].kernel, "_Z3twoPKdPd");
+  EXPECT_FALSE(k[1].in_loop) << "a forward branch is no loop";
+  EXPECT_EQ(k[1].loads_per_trip, 2);
+  EXPECT_EQ(k[1].bytes_per_trip, 16);
+}
+
+TEST(PtxLoads, NoKernelsInAnEmptyFile) { EXPECT_TRUE(pm::ptx_loads_per_trip("").empty()); }
+
+TEST(ReadBandwidth, IsTheH200sMeasurementsBetweenAndLittlesLawBelow) {
+  const pm::Gpu& h200 = *pm::gpu("H200");
+  // Grid points: inflight.tsv (4 B x 1 load at 2048 threads per SM; 4 float4 loads at 1024).
+  EXPECT_DOUBLE_EQ(pm::read_bytes_per_s(h200, 4, 2048), 2585.5e9);
+  EXPECT_DOUBLE_EQ(pm::read_bytes_per_s(h200, 64, 1024), 4433.1e9);
+  // Between grid points: between its neighbours, and more of either never reads slower.
+  const double mid = pm::read_bytes_per_s(h200, 6, 1500);
+  EXPECT_GT(mid, pm::read_bytes_per_s(h200, 4, 1024));
+  EXPECT_LT(mid, pm::read_bytes_per_s(h200, 8, 2048));
+  for (double bytes : {2.0, 4.0, 12.0, 64.0, 256.0})
+    for (double threads : {100.0, 256.0, 700.0, 2048.0}) {
+      EXPECT_LE(pm::read_bytes_per_s(h200, bytes, threads), pm::read_bytes_per_s(h200, bytes * 2, threads));
+      EXPECT_LE(pm::read_bytes_per_s(h200, bytes, threads), pm::read_bytes_per_s(h200, bytes, threads * 1.5));
+    }
+  // Below the grid, Little's law: half the bytes in flight, half the bandwidth; above, the top row.
+  EXPECT_DOUBLE_EQ(pm::read_bytes_per_s(h200, 2, 2048), pm::read_bytes_per_s(h200, 4, 2048) / 2);
+  EXPECT_DOUBLE_EQ(pm::read_bytes_per_s(h200, 4, 128), pm::read_bytes_per_s(h200, 4, 256) / 2);
+  EXPECT_DOUBLE_EQ(pm::read_bytes_per_s(h200, 512, 2048), pm::read_bytes_per_s(h200, 64, 2048));
+  pm::Gpu other = h200;
+  other.name = "not measured";
+  EXPECT_EQ(pm::read_bytes_per_s(other, 64, 2048), 0) << "no measurements, no prediction";
+}
+
+}  // namespace
