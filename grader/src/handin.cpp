@@ -258,23 +258,24 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   static const std::regex entry(R"(Compiling entry function '([^']+)')");
   static const std::regex used(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
   for (const std::string& file : files) {
-    // The intermediate files kept: the PTX, whose loops say how many bytes a thread loads per trip.
+    // The intermediate files kept: the PTX (with its source lines), whose loops say how many bytes a
+    // thread loads per trip.
     const std::string keep = tmp + "/keep-" + fs::path(file).stem().string();
     fs::create_directories(keep);
     const ProcessResult r =
-        confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-c", "--resource-usage", "-o", "/dev/null", "--keep",
+        confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-c", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
                   "--keep-dir", keep, "-I", std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I",
                   fs::path(file).parent_path().string(), "-x", "cu", file},
                  spec, verbose);
     if (!r.ok())
       return unavailable("nvcc could not compile " + fs::path(file).filename().string() + " for " + arch +
                          " to count its registers (" + r.describe() + "):\n" + tail_lines(r.output, 8));
-    std::map<std::string, gpulab::grade::perfmodel::PtxLoads> loads;
+    std::map<std::string, std::vector<gpulab::grade::perfmodel::PtxLoadGroup>> loads;
     std::ifstream ptx_file(keep + "/" + fs::path(file).stem().string() + ".ptx");
     if (ptx_file) {
       std::stringstream ptx;
       ptx << ptx_file.rdbuf();
-      for (const auto& k : gpulab::grade::perfmodel::ptx_loads_per_trip(ptx.str())) loads[k.kernel] = k;
+      for (auto& k : gpulab::grade::perfmodel::ptx_loads(ptx.str())) loads[k.kernel] = std::move(k.groups);
     }
     std::error_code ignored;
     fs::remove_all(keep, ignored);
@@ -290,10 +291,13 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
         json k = {{"kernel", status == 0 && demangled ? std::string(demangled) : current},
                   {"registers", std::stoi(m[1].str())},
                   {"shared_bytes", m[2].matched ? std::stoll(m[2].str()) : 0LL}};
-        if (const auto it = loads.find(current); it != loads.end())
-          k["loads"] = {{"bytes_per_trip", it->second.bytes_per_trip},
-                        {"per_trip", it->second.loads_per_trip},
-                        {"in_loop", it->second.in_loop}};
+        if (const auto it = loads.find(current); it != loads.end()) {
+          json groups = json::array();
+          for (const auto& g : it->second)
+            groups.push_back({{"bytes", g.bytes}, {"loads", g.loads}, {"in_loop", g.in_loop}, {"lines", g.lines},
+                              {"places", g.places}});
+          k["load_groups"] = groups;
+        }
         kernels.push_back(k);
         std::free(demangled);
         current.clear();

@@ -1,5 +1,5 @@
 // The performance model's pieces that need no emulator: nvcc's PTX read for the loads per loop
-// trip, and the H200's read bandwidth by bytes in flight (gpulab/grade/perfmodel.hpp).
+// trip and their source lines, and the H200's read bandwidth by bytes in flight (gpulab/grade/perfmodel.hpp).
 #include <gtest/gtest.h>
 
 #include "gpulab/grade/perfmodel.hpp"
@@ -18,14 +18,18 @@ const char* const kPtx = R"(
 	.param .u64 _Z4sum2PKfiPf_param_0
 )
 {
+	.loc	1 10 3
 	ld.param.u64 	%rd1, [_Z4sum2PKfiPf_param_0];
 	@%p1 bra 	$L__BB0_4;
 $L__BB0_1:
+	.loc	1 12 5
 	ld.global.u32 	%r9, [%rd4];
 $L__BB0_2:
+	.loc	1 14 7
 	ld.global.nc.v4.f32 	{%f1, %f2, %f3, %f4}, [%rd2];
 	add.f32 	%f5, %f5, %f1;
 	ld.global.nc.v4.f32 	{%f6, %f7, %f8, %f9}, [%rd3];
+	.loc	2 3 1, function_name $L__info_string0, inlined_at 1 15 7
 	ld.global.f32 	%f10, [%rd5];
 	setp.lt.s32 	%p2, %r1, %r2;
 	@%p2 bra 	$L__BB0_2;
@@ -38,6 +42,7 @@ $L__BB0_4:
 	.param .u64 _Z3twoPKdPd_param_0
 )
 {
+	.loc	1 30 3
 	ld.global.f64 	%fd1, [%rd1];
 	ld.global.nc.f64 	%fd2, [%rd2];
 	add.f64 	%fd3, %fd1, %fd2;
@@ -46,22 +51,69 @@ $L__BB0_4:
 $L__BB1_2:
 	ret;
 }
+	.file	1 "/home/student/lab/sum.cu"
+	.file	2 "/work/common/include/helpers.hpp"
 )";
 
-TEST(PtxLoads, TheInnermostLoopWithTheMostBytesPerTripCounts) {
-  const std::vector<pm::PtxLoads> k = pm::ptx_loads_per_trip(kPtx);
+TEST(PtxLoads, EachLoadIsInTheInnermostLoopAroundItWithItsSourceLine) {
+  const std::vector<pm::PtxLoads> k = pm::ptx_loads(kPtx);
   ASSERT_EQ(k.size(), 2u);
   EXPECT_EQ(k[0].kernel, "_Z4sum2PKfiPf");
-  EXPECT_TRUE(k[0].in_loop);
-  EXPECT_EQ(k[0].loads_per_trip, 3) << "two float4 loads and a float load; the outer loop's load is not per trip";
-  EXPECT_EQ(k[0].bytes_per_trip, 16 + 16 + 4);
+  ASSERT_EQ(k[0].groups.size(), 2u) << "the outer loop's load, and the inner loop's three";
+  const pm::PtxLoadGroup& outer = k[0].groups[0];
+  const pm::PtxLoadGroup& inner = k[0].groups[1];
+  EXPECT_TRUE(outer.in_loop);
+  EXPECT_EQ(outer.loads, 1);
+  EXPECT_EQ(outer.bytes, 4);
+  EXPECT_EQ(outer.lines, std::vector<std::string>{"sum.cu:12"});
+  EXPECT_TRUE(inner.in_loop);
+  EXPECT_EQ(inner.loads, 3) << "two float4 loads and a float load per trip";
+  EXPECT_EQ(inner.bytes, 16 + 16 + 4);
+  EXPECT_EQ(inner.lines, (std::vector<std::string>{"sum.cu:14", "helpers.hpp:3", "sum.cu:15"}))
+      << "each line once; an inlined function's load on its own line and its caller's";
+  EXPECT_EQ(inner.places, (std::vector<std::string>{"1:14:7", "2:3:1@1:15:7"}));
   EXPECT_EQ(k[1].kernel, "_Z3twoPKdPd");
-  EXPECT_FALSE(k[1].in_loop) << "a forward branch is no loop";
-  EXPECT_EQ(k[1].loads_per_trip, 2);
-  EXPECT_EQ(k[1].bytes_per_trip, 16);
+  ASSERT_EQ(k[1].groups.size(), 1u);
+  EXPECT_FALSE(k[1].groups[0].in_loop) << "a forward branch is no loop";
+  EXPECT_EQ(k[1].groups[0].loads, 2);
+  EXPECT_EQ(k[1].groups[0].bytes, 16);
+  EXPECT_EQ(k[1].groups[0].lines, std::vector<std::string>{"sum.cu:30"});
 }
 
-TEST(PtxLoads, NoKernelsInAnEmptyFile) { EXPECT_TRUE(pm::ptx_loads_per_trip("").empty()); }
+TEST(PtxLoads, NoKernelsInAnEmptyFile) { EXPECT_TRUE(pm::ptx_loads("").empty()); }
+
+pm::PtxLoadGroup group(long long bytes, std::vector<std::string> lines, std::vector<std::string> places) {
+  pm::PtxLoadGroup g;
+  g.bytes = bytes;
+  g.loads = static_cast<int>(bytes / 4);
+  g.in_loop = true;
+  g.lines = std::move(lines);
+  g.places = std::move(places);
+  return g;
+}
+
+TEST(BusiestLoadGroup, IsTheLoopTheCallsLoadsCameFrom) {
+  const pm::PtxLoadGroup narrow = group(4, {"r.cu:41"}, {"1:41:5"});
+  const pm::PtxLoadGroup dead = group(128, {"r.cu:46"}, {"1:46:9"});
+  long long weight = 0;
+  EXPECT_EQ(pm::busiest_load_group({&dead, &narrow}, {{"r.cu:41", 1000}}, weight), &narrow)
+      << "a loop no load came from lends no bytes, however wide";
+  EXPECT_EQ(weight, 1000);
+  EXPECT_EQ(pm::busiest_load_group({&dead, &narrow}, {{"r.cu:41", 10}, {"r.cu:46", 1000}}, weight), &dead);
+  EXPECT_EQ(pm::busiest_load_group({&dead, &narrow}, {{"other.cu:41", 10}}, weight), nullptr);
+}
+
+TEST(BusiestLoadGroup, OneSourceLoopCountsItsUnrolledBodyTwoLoopsOnALineTheNarrower) {
+  // nvcc's four-times unrolled body and its remainder: the same places, equal weights.
+  const pm::PtxLoadGroup body = group(16, {"r.cu:41"}, {"1:41:5"});
+  const pm::PtxLoadGroup rest = group(4, {"r.cu:41"}, {"1:41:5"});
+  long long weight = 0;
+  EXPECT_EQ(pm::busiest_load_group({&rest, &body}, {{"r.cu:41", 500}}, weight), &body);
+  // A helper's load inlined into two loops (other call sites): equal weights, the narrower.
+  const pm::PtxLoadGroup real = group(4, {"h.hpp:3"}, {"2:3:1@1:41:5"});
+  const pm::PtxLoadGroup other = group(64, {"h.hpp:3"}, {"2:3:1@1:50:7"});
+  EXPECT_EQ(pm::busiest_load_group({&other, &real}, {{"h.hpp:3", 500}}, weight), &real);
+}
 
 TEST(ReadBandwidth, IsTheH200sMeasurementsBetweenAndLittlesLawBelow) {
   const pm::Gpu& h200 = *pm::gpu("H200");

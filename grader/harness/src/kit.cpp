@@ -749,11 +749,14 @@ std::vector<KernelResources> kernel_resources(std::string& why) {
     r.kernel = k.value("kernel", std::string());
     r.registers = k.value("registers", 0);
     r.shared_bytes = k.value("shared_bytes", 0LL);
-    if (k.contains("loads")) {
-      const json& l = k["loads"];
-      r.load_bytes_per_trip = l.value("bytes_per_trip", -1LL);
-      r.loads_per_trip = l.value("per_trip", 0);
-      r.loads_in_loop = l.value("in_loop", false);
+    for (const auto& g : k.value("load_groups", json::array())) {
+      KernelResources::LoadGroup lg;
+      lg.bytes = g.value("bytes", 0LL);
+      lg.loads = g.value("loads", 0);
+      lg.in_loop = g.value("in_loop", false);
+      lg.lines = g.value("lines", std::vector<std::string>{});
+      lg.places = g.value("places", std::vector<std::string>{});
+      r.load_groups.push_back(lg);
     }
     out.push_back(r);
   }

@@ -148,83 +148,145 @@ long long ptx_load_bytes(const std::string& op) {
 
 }  // namespace
 
-std::vector<PtxLoads> ptx_loads_per_trip(const std::string& ptx) {
-  std::vector<PtxLoads> out;
-  std::istringstream in(ptx);
+std::vector<PtxLoads> ptx_loads(const std::string& ptx) {
   struct Load {
     std::size_t line;
     long long bytes;
+    int file, source_line;
+    int at_file, at_line;  // the call it is inlined into (-1: none)
+    std::string place;  // "F:L:C" or "F:L:C@F:L:C", file indices resolved at the end
   };
-  std::string kernel;
-  std::map<std::string, std::size_t> labels;
-  std::vector<std::pair<std::size_t, std::string>> branches;  // line, target
-  std::vector<Load> loads;
-  auto finish = [&] {
-    if (kernel.empty()) return;
-    // Loops: a branch back to a label above it.
-    std::vector<std::pair<std::size_t, std::size_t>> loops;
-    for (const auto& [at, target] : branches) {
-      const auto it = labels.find(target);
-      if (it != labels.end() && it->second < at) loops.emplace_back(it->second, at);
-    }
-    PtxLoads k;
-    k.kernel = kernel;
-    for (const auto& [lo, hi] : loops) {
-      bool inner = true;
-      for (const auto& [lo2, hi2] : loops)
-        if ((lo2 != lo || hi2 != hi) && lo <= lo2 && hi2 <= hi) inner = false;
-      if (!inner) continue;
-      long long bytes = 0;
-      int count = 0;
-      for (const Load& l : loads)
-        if (l.line > lo && l.line < hi) bytes += l.bytes, ++count;
-      if (count && bytes > k.bytes_per_trip) k.bytes_per_trip = bytes, k.loads_per_trip = count, k.in_loop = true;
-    }
-    if (!k.in_loop)
-      for (const Load& l : loads) k.bytes_per_trip += l.bytes, ++k.loads_per_trip;
-    out.push_back(k);
-    kernel.clear();
-    labels.clear();
-    branches.clear();
-    loads.clear();
+  struct Kernel {
+    std::string name;
+    std::map<std::string, std::size_t> labels;
+    std::vector<std::pair<std::size_t, std::string>> branches;  // PTX line, target label
+    std::vector<Load> loads;
   };
+  std::vector<Kernel> kernels;
+  std::map<int, std::string> files;  // .file index -> base name
+  int loc_file = -1, loc_line = 0, at_file = -1, at_line = 0;
+  std::string loc_place;
+  std::istringstream in(ptx);
   std::size_t n = 0;
   for (std::string line; std::getline(in, line); ++n) {
     const std::size_t first = line.find_first_not_of(" \t");
     if (first == std::string::npos) continue;
-    const std::string text = line.substr(first);
+    std::string text = line.substr(first);
+    if (text.compare(0, 2, "//") == 0) continue;
+    if (text.compare(0, 6, ".file\t") == 0 || text.compare(0, 6, ".file ") == 0) {
+      std::istringstream f(text.substr(6));
+      int index = 0;
+      std::string name;
+      if (f >> index >> name && name.size() >= 2) {
+        name = name.substr(1, name.find('"', 1) - 1);
+        files[index] = name.substr(name.find_last_of('/') + 1);
+      }
+      continue;
+    }
     const std::size_t entry = text.find(".entry ");
-    if (entry != std::string::npos && text.compare(0, 2, "//") != 0) {
-      finish();
-      const std::size_t name = text.find_first_not_of(' ', entry + 7);
-      kernel = text.substr(name, text.find_first_of("( \t", name) - name);
+    if (entry != std::string::npos) {
+      const std::size_t begin = text.find_first_not_of(' ', entry + 7);
+      kernels.push_back({text.substr(begin, text.find_first_of("( \t", begin) - begin), {}, {}, {}});
+      loc_file = -1;
       continue;
     }
-    if (kernel.empty()) continue;
+    if (kernels.empty()) continue;
+    Kernel& k = kernels.back();
+    if (text.compare(0, 4, ".loc") == 0) {
+      std::istringstream l(text.substr(4));
+      int column = 0;
+      if (!(l >> loc_file >> loc_line >> column)) loc_file = -1;
+      loc_place = std::to_string(loc_file) + ":" + std::to_string(loc_line) + ":" + std::to_string(column);
+      at_file = -1;
+      const std::size_t at = text.find("inlined_at");
+      if (at != std::string::npos) {
+        std::istringstream i(text.substr(at + 10));
+        int c = 0;
+        if (i >> at_file >> at_line >> c)
+          loc_place += "@" + std::to_string(at_file) + ":" + std::to_string(at_line) + ":" + std::to_string(c);
+        else
+          at_file = -1;
+      }
+      continue;
+    }
     if (text[0] == '$' && text.back() == ':') {
-      labels[text.substr(0, text.size() - 1)] = n;
+      k.labels[text.substr(0, text.size() - 1)] = n;
       continue;
     }
-    std::string op = text;
-    if (op[0] == '@') {  // a predicate
-      const std::size_t space = op.find_first_of(" \t");
-      op = space == std::string::npos ? std::string() : op.substr(space);
+    if (text[0] == '@') {  // a predicate
+      const std::size_t space = text.find_first_of(" \t");
+      text = space == std::string::npos ? std::string() : text.substr(space);
     }
-    const std::size_t begin = op.find_first_not_of(" \t");
+    const std::size_t begin = text.find_first_not_of(" \t");
     if (begin == std::string::npos) continue;
-    op = op.substr(begin);
-    const std::string mnemonic = op.substr(0, op.find_first_of(" \t"));
+    text = text.substr(begin);
+    const std::string mnemonic = text.substr(0, text.find_first_of(" \t"));
     if (mnemonic == "bra" || mnemonic == "bra.uni") {
-      std::string target = op.substr(mnemonic.size());
+      std::string target = text.substr(mnemonic.size());
       target.erase(0, target.find_first_not_of(" \t"));
-      target = target.substr(0, target.find_first_of("; \t"));
-      branches.emplace_back(n, target);
+      k.branches.emplace_back(n, target.substr(0, target.find_first_of("; \t")));
     } else if (mnemonic.compare(0, 10, "ld.global.") == 0) {
-      loads.push_back({n, ptx_load_bytes(mnemonic)});
+      k.loads.push_back({n, ptx_load_bytes(mnemonic), loc_file, loc_line, at_file, at_line, loc_place});
     }
   }
-  finish();
+  std::vector<PtxLoads> out;
+  for (const Kernel& k : kernels) {
+    // A loop: a label and the last branch back to it from below.
+    std::map<std::size_t, std::size_t> loops;  // first line -> last line
+    for (const auto& [at, target] : k.branches) {
+      const auto it = k.labels.find(target);
+      if (it != k.labels.end() && it->second < at) loops[it->second] = std::max(loops[it->second], at);
+    }
+    // Each load in the innermost loop around it (the smallest range), or in none.
+    std::map<std::size_t, PtxLoadGroup> groups;  // by the loop's first line; npos: no loop
+    constexpr std::size_t kNoLoop = static_cast<std::size_t>(-1);
+    for (const Load& l : k.loads) {
+      std::size_t key = kNoLoop, size = kNoLoop;
+      for (const auto& [lo, hi] : loops)
+        if (lo < l.line && l.line < hi && hi - lo < size) key = lo, size = hi - lo;
+      PtxLoadGroup& g = groups[key];
+      g.in_loop = key != kNoLoop;
+      g.bytes += l.bytes;
+      ++g.loads;
+      // Its line, and the line of the call it is inlined into (where a counter of accesses may
+      // put it: a library's inline function is counted at its caller's line).
+      for (const auto& [f, li] : {std::pair<int, int>{l.file, l.source_line}, {l.at_file, l.at_line}}) {
+        const auto file = files.find(f);
+        if (f < 0 || file == files.end()) continue;
+        const std::string where = file->second + ":" + std::to_string(li);
+        if (std::find(g.lines.begin(), g.lines.end(), where) == g.lines.end()) g.lines.push_back(where);
+      }
+      if (std::find(g.places.begin(), g.places.end(), l.place) == g.places.end()) g.places.push_back(l.place);
+    }
+    PtxLoads kl;
+    kl.kernel = k.name;
+    for (auto& [key, g] : groups) kl.groups.push_back(std::move(g));
+    out.push_back(std::move(kl));
+  }
   return out;
+}
+
+const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& groups,
+                                       const std::map<std::string, long long>& requests_at, long long& weight) {
+  const PtxLoadGroup* best = nullptr;
+  weight = 0;
+  for (const PtxLoadGroup* g : groups) {
+    long long w = 0;
+    for (const std::string& line : g->lines)
+      if (const auto it = requests_at.find(line); it != requests_at.end()) w += it->second;
+    if (w <= 0 || w < weight) continue;
+    if (w > weight || !best) {
+      best = g, weight = w;
+      continue;
+    }
+    auto sorted = [](std::vector<std::string> v) {
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    const bool same_loop = sorted(g->places) == sorted(best->places);
+    if (same_loop ? g->bytes > best->bytes : g->bytes < best->bytes) best = g;
+  }
+  return best;
 }
 
 double read_bytes_per_s(const Gpu& g, double bytes_per_thread, double threads_per_sm) {

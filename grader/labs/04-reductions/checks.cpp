@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -479,24 +480,34 @@ TEST(performance, predicted_fraction_of_vendor) {
   std::string why;
   const std::vector<kit::KernelResources> kernels = kit::kernel_resources(why);
   const perfmodel::Gpu* gpu = perfmodel::gpu(model_name);
-  long long bytes = -1;
-  int loads = 0, registers = 0;
-  bool in_loop = false;
+  // The loads that matter: the group (a loop's loads per trip, or the loads in no loop) whose
+  // source lines the measured call's global load requests hit most (perfmodel::busiest_load_group).
+  std::map<std::string, long long> requests_at;  // "file:line" -> global load requests
+  for (const kit::MetricRow& row : call.metrics())
+    if (!row.shared && !row.store) requests_at[row.where.substr(row.where.find_last_of('/') + 1)] += row.requests;
+  int registers = 0;
   long long static_shared = 0;
+  std::vector<const kit::KernelResources::LoadGroup*> groups;
   for (const auto& k : kernels) {
-    // The kernels' most (which kernel a launch ran is not recorded): a helper kernel's few loads
-    // cannot make the main one's look fewer.
-    if (k.load_bytes_per_trip > bytes) bytes = k.load_bytes_per_trip, loads = k.loads_per_trip, in_loop = k.loads_in_loop;
+    // Occupancy from the kernels' most (which kernel a launch ran is not recorded).
     registers = std::max(registers, k.registers);
     static_shared = std::max(static_shared, k.shared_bytes);
+    for (const auto& g : k.load_groups) groups.push_back(&g);
   }
-  if (!gpu || !busiest || bytes < 0) {
+  long long weight = 0;
+  const kit::KernelResources::LoadGroup* group = perfmodel::busiest_load_group(groups, requests_at, weight);
+  if (!gpu || !busiest || !group) {
     if (!gpu) why = "the rubric names no GPU the model knows (performance.emu model = " + model_name + ")";
     else if (!busiest) why = "the emulator recorded no launch shapes for the call";
-    else if (why.empty()) why = "nvcc's PTX gave no loads per kernel";
+    else if (why.empty()) why = "no load in nvcc's PTX is on a line whose loads the emulator counted";
     note("no speed prediction (" + why + "): the bytes in flight are not graded on this machine");
     return;
   }
+  const long long bytes = group->bytes;
+  const int loads = group->loads;
+  const bool in_loop = group->in_loop;
+  std::string lines;
+  for (const std::string& line : group->lines) lines += (lines.empty() ? "" : ", ") + line;
   std::string limit;
   const long long tpb = busiest->threads_per_block;
   const int per_sm = perfmodel::occupancy(*gpu, tpb, registers, static_shared + busiest->dynamic_shared_bytes, limit);
@@ -506,7 +517,8 @@ TEST(performance, predicted_fraction_of_vendor) {
   const double fraction = bandwidth / vendor;
   std::ostringstream os;
   os.precision(3);
-  os << "each thread loads " << bytes << (in_loop ? " bytes per loop trip (" : " bytes (") << loads
+  os << "the busiest loads (" << lines << ", " << weight << " warp requests here): each thread loads " << bytes
+     << (in_loop ? " bytes per loop trip (" : " bytes (") << loads
      << (in_loop ? " load(s) in nvcc's PTX" : " load(s) in nvcc's PTX, in no loop") << "); the busiest launch, " << busiest->blocks << " block(s) of " << tpb
      << " threads, keeps " << threads_per_sm << " threads per SM of an " << gpu->name << " busy (" << registers
      << " registers each): Little's law gives " << bandwidth / 1e9 << " GB/s, " << fraction

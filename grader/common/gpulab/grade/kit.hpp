@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "gpulab/grade/perfmodel.hpp"
 #include "gpulab/grade/timing.hpp"
 
 namespace gpulab::grade::kit {
@@ -82,11 +83,11 @@ struct KernelResources {
   std::string kernel;          ///< demangled name
   int registers = 0;           ///< per thread
   long long shared_bytes = 0;  ///< static shared memory per block
-  /// Global loads per trip of its busiest loop in nvcc's PTX (perfmodel::ptx_loads_per_trip):
-  /// bytes (-1: not known), loads, and whether they are in a loop at all.
-  long long load_bytes_per_trip = -1;
-  int loads_per_trip = 0;
-  bool loads_in_loop = false;
+  /// Its global loads in nvcc's PTX, by the innermost loop each is in (perfmodel::ptx_loads):
+  /// bytes and loads per trip, and the source lines ("file:line") they come from. Empty when
+  /// the PTX was not read.
+  using LoadGroup = perfmodel::PtxLoadGroup;
+  std::vector<LoadGroup> load_groups;
 };
 /// Judge on the emu back-end: the kernels of the code under test, compiled by the grader in its
 /// build step (nvcc --resource-usage, in the sandbox; never by the code under test). Empty, with

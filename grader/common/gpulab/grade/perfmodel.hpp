@@ -58,18 +58,36 @@ Prediction predict_sgemm(const Counts& counted, int registers, long long shared_
 /// bytes in flight (docs/results/perfmodel.md says where that fails).
 Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu& g, double scale = 1.0);
 
-/// The global loads each kernel of a PTX file (nvcc -ptx, the code nvcc's optimiser produced:
-/// loops unrolled as the GPU will run them) issues per trip of its busiest loop: the bytes one
-/// thread asks of memory at a time, which Little's law turns into bandwidth (read_bytes_per_s).
-/// A loop is a backward branch; of the innermost loops with loads, the one that loads the most
-/// bytes per trip counts. A kernel whose loads are in no loop counts all its loads, issued once.
-struct PtxLoads {
-  std::string kernel;           ///< the mangled name of the .entry
-  long long bytes_per_trip = 0;
-  int loads_per_trip = 0;
+/// The global loads of a kernel in a PTX file (nvcc -ptx -lineinfo: the code nvcc's optimiser
+/// produced, loops unrolled as the GPU will run them), grouped by the innermost loop each is in (a
+/// loop is a backward branch): a group's bytes are what one thread asks of memory per trip of that
+/// loop, which Little's law turns into bandwidth (read_bytes_per_s). The loads in no loop make one
+/// group, issued once. Each load's source line comes from the PTX's .loc directives.
+struct PtxLoadGroup {
+  long long bytes = 0;
+  int loads = 0;
   bool in_loop = false;
+  /// "file:line" of its loads (the file's base name), and of the calls they are inlined into, each once
+  std::vector<std::string> lines;
+  /// Where exactly ("file:line:column", and "@file:line:column" of the call it is inlined into),
+  /// each once: two groups with the same places are one source loop that nvcc split (an unrolled
+  /// body and its remainder).
+  std::vector<std::string> places;
 };
-std::vector<PtxLoads> ptx_loads_per_trip(const std::string& ptx);
+struct PtxLoads {
+  std::string kernel;  ///< the mangled name of the .entry
+  std::vector<PtxLoadGroup> groups;
+};
+std::vector<PtxLoads> ptx_loads(const std::string& ptx);
+
+/// The group that carries a call's loads: the one whose lines the call's global load requests
+/// (`requests_at`, by "file:line", as the emulator counted them) hit most, `weight` of them. The
+/// PTX cannot tell a loop that runs from one that never does; the counts can. Equal weights: one
+/// source loop split by nvcc (the same places) counts its widest part, which runs all but the last
+/// few trips; different loops count the narrowest (a dead loop's loads must not lend their
+/// bytes). Null when no group's lines were hit.
+const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& groups,
+                                       const std::map<std::string, long long>& requests_at, long long& weight);
 
 /// The DRAM read bandwidth a streaming kernel reaches on `g` when each of `threads_per_sm`
 /// resident threads per SM keeps `bytes_per_thread` bytes of loads in flight: measured on an H200
