@@ -1,5 +1,6 @@
 // The performance model's pieces that need no emulator: nvcc's PTX read for the loads per loop
-// trip and their source lines, and the H200's read bandwidth by bytes in flight (gpulab/grade/perfmodel.hpp).
+// trip and their source lines, the H200's read bandwidth by bytes in flight, and the roofline's store
+// term (gpulab/grade/perfmodel.hpp).
 #include <gtest/gtest.h>
 
 #include "gpulab/grade/perfmodel.hpp"
@@ -139,3 +140,43 @@ TEST(ReadBandwidth, IsTheH200sMeasurementsBetweenAndLittlesLawBelow) {
 }
 
 }  // namespace
+
+namespace {
+/// The counts of one warp-wide pass over n elements that loads and stores 16 bytes per lane, the
+/// stores `store_stride` bytes apart (the loads coalesced), as the emulator counts them per request.
+pm::Counts stream_of_float4(double n, int store_stride) {
+  const double requests = n / 32, span = 32.0 * store_stride;
+  pm::Counts c;
+  c["total"] = 2 * n;
+  c["load"] = c["store"] = n;
+  c["global_load_requests"] = c["global_store_requests"] = requests;
+  c["global_load_sectors"] = requests * 16;
+  c["global_load_lines"] = requests * 4;
+  c["global_store_sectors"] = requests * (store_stride >= 32 ? 32 : span / 32);
+  c["global_store_lines"] = requests * (store_stride >= 128 ? 32 : span / 128);
+  return c;
+}
+}  // namespace
+
+TEST(Roofline, StridedStoresAreBoundByTheL2CoalescedOnesByTheDram) {
+  const pm::Gpu& h200 = *pm::gpu("H200");
+  const double n = 1 << 20, bytes = 32 * n;  // 16 read + 16 written per element, every granule whole
+  const pm::Prediction dense = pm::predict_roofline(stream_of_float4(n, 16), bytes, h200);
+  EXPECT_EQ(dense.bound, "dram");
+  EXPECT_DOUBLE_EQ(dense.seconds, bytes / h200.copy_bytes_per_s);
+  // A 64-byte stride (lab 02's AoS side): 32 sectors in 16 lines per request; the H200 ran such
+  // stores at 0.70-0.71 of copy (lab 02's particle_step over AoS, particles_from_layout).
+  const pm::Prediction strided = pm::predict_roofline(stream_of_float4(n, 64), bytes, h200);
+  EXPECT_EQ(strided.bound, "l2");
+  const double fraction = bytes / h200.copy_bytes_per_s / strided.seconds;
+  EXPECT_GT(fraction, 0.6);
+  EXPECT_LT(fraction, 0.75);
+  // A 32-byte stride (the hot/cold split's step: two stores fill each sector): 8 lines per request,
+  // under the DRAM's time (the H200: 0.88 of copy).
+  EXPECT_EQ(pm::predict_roofline(stream_of_float4(n, 32), bytes, h200).bound, "dram");
+  // The term is its sectors and lines at the fitted costs, and scales with the work.
+  const pm::Counts c = stream_of_float4(n, 64);
+  EXPECT_DOUBLE_EQ(strided.terms.at("l2"), c.at("global_store_sectors") * h200.store_sector_seconds +
+                                               c.at("global_store_lines") * h200.store_line_seconds);
+  EXPECT_DOUBLE_EQ(pm::predict_roofline(c, bytes, h200, 4).terms.at("l2"), 4 * strided.terms.at("l2"));
+}

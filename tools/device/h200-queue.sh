@@ -45,6 +45,8 @@
 #                         per SM (loads per thread per trip x width x threads per SM)
 #   granule               tools/perfmodel/probes/granule.cu: DRAM bytes per strided 16-byte read
 #                         (the L2's fetch granule), timed and under Nsight Compute
+#   stores                tools/perfmodel/probes/stores.cu: strided stores (W bytes per lane, S apart)
+#                         against a copy, timed and under Nsight Compute (L2 write sectors, DRAM bytes)
 #   latency               tools/perfmodel/probes/latency.cu: load latency by pointer chasing (L1,
 #                         L2, DRAM), the performance model's latency parameter
 #   ncu04                 lab 04's reference, CUB's kernels and the copy kernel under Nsight Compute
@@ -167,6 +169,10 @@ for phase in "$@"; do
         -k "$k" -c 60 --csv "$r" --sizes 4096 --min-runs 1 --max-runs 1 --budget-ms 1 \
         > "$dir/ncu06/ncu-ladder-more.csv" 2> "$dir/ncu06/ncu-ladder-more.log" ;;
     latency) probe latency tools/perfmodel/probes/latency.cu ;;
+    stores)
+      probe stores tools/perfmodel/probes/stores.cu
+      PROBE_ONCE=1 timeout 280 ncu --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,lts__t_requests_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_write.sum \
+        -k write_records --csv "$dir/stores/bin/probe" > "$dir/stores/ncu-stores.csv" 2> "$dir/stores/ncu-stores.log" ;;
     inflight) probe inflight tools/perfmodel/probes/inflight.cu ;;
     granule)
       probe granule tools/perfmodel/probes/granule.cu

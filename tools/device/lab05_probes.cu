@@ -29,6 +29,7 @@
 #include "../../grader/labs/05-particle-reorder/cub_frame.cu"
 
 #include "../probes/cuda_check.hpp"
+#include "../probes/event_timer.hpp"
 
 namespace probe {
 
@@ -58,25 +59,7 @@ struct Flush {
 /// Median time in ms of `run` (enqueued work), the L2 flushed before each.
 template <class F>
 double time_ms(F run) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  run();  // warm-up
-  if (runs == 0) return 0;
-  std::vector<double> t;
-  for (int r = 0; r < runs; ++r) {
-    (*flusher)();
-    CHECK(cudaEventRecord(a));
-    run();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  CHECK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return median_event_ms(run, runs, true, [] { (*flusher)(); });
 }
 
 __global__ void scatter_state(const int* __restrict__ rank, int n, const float4* __restrict__ pos,

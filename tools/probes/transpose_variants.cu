@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "event_timer.hpp"
 
 __global__ void copy4(const float4* __restrict__ a, float4* __restrict__ b, long long n) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
@@ -57,24 +58,7 @@ void run(const float* in, float* out, int rows, int cols) {
   padded<TILE, ROWS, FAST><<<grid, dim3(32, ROWS)>>>(in, out, rows, cols);
 }
 
-float time_ms(const std::function<void()>& f) {
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> t;
-  f();
-  for (int i = 0; i < 9; ++i) {
-    CHECK(cudaEventRecord(a));
-    f();
-    CHECK(cudaEventRecord(b));
-    CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+float time_ms(const std::function<void()>& f) { return static_cast<float>(median_event_ms(f, 9, true, [] {})); }
 
 int main() {
   const Variant variants[] = {

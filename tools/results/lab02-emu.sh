@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Lab 02's emulator table: grades the AoS stub, the intermediate versions and the reference on
 # the emulator and writes, per version and call of the pipeline, the bytes the call needs, the
-# bytes its kernels moved (32-byte sectors of global loads + stores) and their ratio, to
-# docs/results/lab02-emu.tsv (the table of the lesson and its figure: ./gpulab figures).
+# bytes its kernels moved (32-byte sectors of global loads + stores) and their ratio, the bytes
+# they touched in 64-byte granules, and the grade: the fraction of copy predicted for an H200 and
+# what bounds it, to docs/results/lab02-emu.tsv (the table of the lesson and its figure:
+# ./gpulab figures).
 # Deterministic: the metrics do not depend on the seed or the number of workers.
 # Usage (from the repository root): bash tools/results/lab02-emu.sh
 set -euo pipefail
@@ -24,13 +26,17 @@ done
 python3 - "$tmp" "${versions[@]}" > docs/results/lab02-emu.tsv <<'PY'
 import json, re, sys, os
 tmp, versions = sys.argv[1], sys.argv[2:]
-line = re.compile(r"^(\w+)\(n = (\d+)\), measured: the kernels moved (\d+) \+ (\d+) sectors .* for (\d+) bytes needed")
+line = re.compile(r"^(\w+)\(n = (\d+)\), measured: predicted ([0-9.e+-]+) of a copy kernel's bandwidth on an \w+ "
+                  r"\(bound by (\w+)\); the kernels touched (\d+) bytes in 64-byte granules for (\d+) bytes needed, "
+                  r"and moved (\d+) \+ (\d+) sectors")
 short = {"particles_to_layout": "to layout", "particle_distances": "positions only",
          "particle_step": "all fields (step)", "particles_from_layout": "from layout"}
 order = ["particles_to_layout", "particle_distances", "particle_step", "particles_from_layout"]
 print("# Lab 02 on the emulator (n = 32768, warp size 32): written by tools/results/lab02-emu.sh.")
 print("# bytes_moved = 32 x (sectors of the call's global loads + stores), counted per warp-wide request.")
-print("layout\tkernel\tfunction\tload_sectors\tstore_sectors\tbytes_needed\tbytes_moved\tbytes_used_per_byte_moved")
+print("# touched_bytes: the 64-byte granules the kernels touched; predicted: the grade, the fraction of copy on an H200.")
+print("layout\tkernel\tfunction\tload_sectors\tstore_sectors\tbytes_needed\tbytes_moved\tbytes_used_per_byte_moved"
+      "\ttouched_bytes\tpredicted_fraction_of_copy\tbound")
 for v in versions:
     name = v.split("=", 1)[0]
     key = re.sub(r"[^a-zA-Z0-9]", "_", name + "\n")
@@ -44,8 +50,9 @@ for v in versions:
             if m:
                 rows[m.group(1)] = m.groups()
     for f in order:
-        func, n, loads, stores, needed = rows[f]
+        func, n, predicted, bound, touched, needed, loads, stores = rows[f]
         moved = 32 * (int(loads) + int(stores))
-        print(f"{name}\t{short[f]}\t{func}\t{loads}\t{stores}\t{needed}\t{moved}\t{min(1.0, int(needed) / moved):.3f}")
+        print(f"{name}\t{short[f]}\t{func}\t{loads}\t{stores}\t{needed}\t{moved}\t{min(1.0, int(needed) / moved):.3f}"
+              f"\t{touched}\t{float(predicted):.3f}\t{bound}")
 PY
 echo "wrote docs/results/lab02-emu.tsv"

@@ -699,9 +699,9 @@ void judge_findings(const std::vector<const Call*>& calls) {
 #endif
 }
 
-CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu) {
+CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu, double useful_bytes) {
   CopyPrediction out;
-  const double bytes = call.io_bytes();
+  const double bytes = useful_bytes > 0 ? useful_bytes : call.io_bytes();
   const perfmodel::Gpu* g = perfmodel::gpu(gpu);
   const Evidence& e = call.evidence();
   if (!g) {
@@ -786,12 +786,17 @@ void report_metrics(const Call& call) {
                  std::to_string(m.efficiency()), std::to_string(m.lane_stride)});
 }
 
-const MetricRow* hottest_global_load(const Call& call) {
+namespace {
+const MetricRow* hottest_global(const Call& call, bool store) {
   const MetricRow* hot = nullptr;
   for (const auto& m : call.metrics())
-    if (!m.shared && !m.store && (!hot || m.units > hot->units)) hot = &m;
+    if (!m.shared && m.store == store && !(store && m.atomic) && (!hot || m.units > hot->units)) hot = &m;
   return hot;
 }
+}  // namespace
+
+const MetricRow* hottest_global_load(const Call& call) { return hottest_global(call, false); }
+const MetricRow* hottest_global_store(const Call& call) { return hottest_global(call, true); }
 
 std::string where(const std::string& file, int line) {
   return file.substr(file.rfind('/') + 1) + ":" + std::to_string(line);

@@ -28,7 +28,11 @@ const Gpu* gpu(const std::string& name) {
   // programming guide); the L2's latency measured on an H200 (tools/perfmodel/probes/latency.cu).
   // The copy bandwidth: the grader's float4 copy kernel on an H200 at 512 MiB (lab 03's reports,
   // docs/results/lab03-h200/verdicts-cuda/: 3.87e12 bytes/s).
-  static const Gpu h200{"H200", 132, 1.98e9, 4, 128, 1, 4, 1, 4.8e12, 65536, 256, 64, 32, 233472, 1024, 288, 3.87e12};
+  // The stores' L2 costs: a least-squares fit (relative errors) to the H200's times of 4-, 8- and
+  // 16-byte stores per lane at strides up to 64 bytes, every byte written
+  // (docs/results/perfmodel-h200/stores/stores.tsv; tools/perfmodel/stores_fit.py).
+  static const Gpu h200{"H200", 132,  1.98e9, 4,       128,   1,   4,       1,        4.8e12,
+                        65536,  256,  64,     32,      233472, 1024, 288, 3.87e12, 1.76e-12, 2.14e-11};
   if (name == h200.name) return &h200;
   return nullptr;
 }
@@ -111,6 +115,7 @@ Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu&
   const double lines = c("global_load_lines") + c("global_store_lines");
   const std::pair<const char*, double> terms[] = {
       {"dram", dram_bytes * scale / g.copy_bytes_per_s},
+      {"l2", c("global_store_sectors") * g.store_sector_seconds + c("global_store_lines") * g.store_line_seconds},
       {"issue", warp_instr / (clock * g.schedulers)},
       {"fp32", c("fma") / (clock * g.fp32_lanes)},
       {"shared", c("shared_wavefronts") / (clock * g.shared_wavefronts)},

@@ -178,7 +178,9 @@ struct CopyPrediction {
   std::string bound;  ///< dram, l1, shared, issue or fp32
   std::map<std::string, double> seconds;  ///< each term's predicted time (dram, l1, shared, issue, fp32)
 };
-CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu);
+/// `useful_bytes`: the bytes the fraction is of (0: the call's inputs and outputs, io_bytes), for a
+/// call whose inputs hold more than it needs (lab 02's positions-only call reads one field of four).
+CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu, double useful_bytes = 0);
 
 /// Device timing of `run(i)` (see timing.hpp), measured in the runner, replayed in the judge.
 Timing time(const std::string& name, const std::function<void(int)>& run);
@@ -219,6 +221,8 @@ void judge_findings(const std::vector<const Call*>& calls);
 void report_metrics(const Call& call);
 /// The metrics row with the most sectors/wavefronts among the global loads (nullptr if none).
 const MetricRow* hottest_global_load(const Call& call);
+/// The same among the global stores (nullptr if none).
+const MetricRow* hottest_global_store(const Call& call);
 /// "file.cu:line" of a path and line.
 std::string where(const std::string& file, int line);
 

@@ -22,6 +22,9 @@ struct Gpu {
   long long shared_per_sm = 0, shared_reserved = 0;
   double l2_latency_cycles = 0;
   double copy_bytes_per_s = 0;  ///< a float4 copy kernel's bandwidth, measured (bytes read + written)
+  /// Global stores in the L2: seconds (GPU-wide) per sector and per 128-byte line of each store
+  /// request, fitted to strided-store timings (tools/perfmodel/probes/stores.cu); 0: not measured
+  double store_sector_seconds = 0, store_line_seconds = 0;
 };
 /// "H200"; nullptr for a GPU the model has no parameters for.
 const Gpu* gpu(const std::string& name);
@@ -35,7 +38,7 @@ using Counts = std::map<std::string, double>;
 
 struct Prediction {
   double seconds = 0;
-  std::string bound;  ///< issue, fp32, shared, l1, latency or dram
+  std::string bound;  ///< issue, fp32, shared, l1, l2, latency or dram
   int blocks_per_sm = 0;
   std::string limit;  ///< what limits the resident blocks: warps, blocks, registers, shared memory
   std::map<std::string, double> terms;  ///< predict_roofline: seconds of each term (dram, issue, ...)
@@ -53,9 +56,14 @@ Prediction predict_sgemm(const Counts& counted, int registers, long long shared_
 
 /// A streaming launch, all of whose blocks spread evenly over the SMs: the slowest of its SM pipes
 /// (v1's issue, fp32, shared wavefronts, and the L1's sectors and lines, global_store_lines
-/// included) and of the DRAM moving `dram_bytes` at the GPU's copy bandwidth. Counts are scaled by
-/// `scale` (work at the GPU's size / work counted). No latency term: for kernels that keep enough
-/// bytes in flight (docs/results/perfmodel.md says where that fails).
+/// included), of the DRAM moving `dram_bytes` at the GPU's copy bandwidth, and of its global
+/// stores in the L2 ("l2": each store request's sectors and 128-byte lines, as the emulator counts
+/// them, at the GPU's measured cost of each, Gpu::store_sector_seconds / store_line_seconds). A
+/// 16-byte store per lane at a 64-byte stride writes 32 sectors in 16 lines per request where a
+/// coalesced one writes 16 in 4: on an H200 such stores, not the DRAM's bytes, set the time
+/// (docs/results/perfmodel.md, "Strided stores"). Counts are scaled by `scale` (work at the GPU's
+/// size / work counted). No latency term: for kernels that keep enough bytes in flight
+/// (perfmodel.md says where that fails).
 Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu& g, double scale = 1.0);
 
 /// The global loads of a kernel in a PTX file (nvcc -ptx -lineinfo: the code nvcc's optimiser

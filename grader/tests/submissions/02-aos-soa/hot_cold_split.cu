@@ -9,8 +9,8 @@
 // expect[emu]: performance fail "particle_distances(n = 32768), measured"
 // expect[emu]: performance fail "32 sectors per request (ideal 16)"
 // expect[emu]: performance fail "32 bytes apart"
-// expect[emu]: performance.all_fields_bytes_used pass
-// expect[emu]: performance.conversion_bytes_used pass
+// expect[emu]: performance.all_fields_predicted pass
+// expect[emu]: performance.conversion_predicted pass
 #include "aos_soa.hpp"
 
 namespace {

@@ -1,15 +1,13 @@
 // SoA, but particle_distances and particle_step access the fields one float at a time, as float3
-// code does: each component is its own request, lanes 16 bytes apart, so every sector moved
-// holds 4 useful bytes out of 32... then the other components come back for the same sectors.
-// The emulator counts each request on its own and fails it; on the H200 the other components'
-// requests find those sectors in L1, and it runs as fast as float4 loads (0.934 of copy vs 0.936,
-// docs/results/lab02-h200.md): a cost the per-request count shows and this GPU hides.
-// expect[emu]: lab fail
-// expect[cuda]: lab pass
+// code does: each component is its own request, lanes 16 bytes apart, so every sector a request
+// moves holds 4 useful bytes out of 32... then the other components come back for the same
+// sectors. On the H200 those requests find the sectors in L1, and it runs as fast as float4 loads
+// (0.934 of copy vs 0.936, docs/results/lab02-h200.md). The emulator counts each request on its
+// own (48 load sectors per warp where float4 loads need 16), but its grade is the model's
+// prediction, whose DRAM moves each granule once: 1.0 of copy, a pass on both.
+// expect: lab pass
 // expect: correctness pass
-// expect[emu]: performance fail "particle_distances(n = 32768), measured"
-// expect[emu]: performance fail "particle_step(n = 32768), measured"
-// expect[emu]: performance fail "bytes apart"
+// expect: performance pass
 #include "aos_soa.hpp"
 
 namespace {
