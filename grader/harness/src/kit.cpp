@@ -726,6 +726,70 @@ CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu
   return out;
 }
 
+const Evidence::Launch* busiest_launch(const Call& call, long long& total_sectors) {
+  total_sectors = 0;
+  const Evidence::Launch* busiest = nullptr;
+  for (const auto& l : call.evidence().launch_shapes) {
+    total_sectors += l.sectors;
+    if (!busiest || l.sectors > busiest->sectors) busiest = &l;
+  }
+  return busiest;
+}
+
+ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_name, double blocks) {
+  ReadPrediction out;
+  long long total = 0;
+  const Evidence::Launch* busiest = busiest_launch(call, total);
+  std::string why;
+  const std::vector<KernelResources> kernels = kernel_resources(why);
+  const perfmodel::Gpu* gpu = perfmodel::gpu(gpu_name);
+  // The loads that matter: the group (a loop's loads per trip, or the loads in no loop) whose
+  // source lines the call's global load requests hit most (perfmodel::busiest_load_group).
+  std::map<std::string, long long> requests_at;  // "file:line" -> global load requests
+  for (const MetricRow& row : call.metrics())
+    if (!row.shared && !row.store) requests_at[row.where.substr(row.where.find_last_of('/') + 1)] += row.requests;
+  long long static_shared = 0;
+  std::vector<const KernelResources::LoadGroup*> groups;
+  for (const auto& k : kernels) {
+    // Occupancy from the kernels' most (which kernel a launch ran is not recorded).
+    out.registers = std::max(out.registers, k.registers);
+    static_shared = std::max(static_shared, k.shared_bytes);
+    for (const auto& g : k.load_groups) groups.push_back(&g);
+  }
+  const KernelResources::LoadGroup* group = perfmodel::busiest_load_group(groups, requests_at, out.weight);
+  if (!gpu || !busiest || !group) {
+    if (!gpu) out.why = "the model has no GPU named '" + gpu_name + "'";
+    else if (!busiest) out.why = "the emulator recorded no launch shapes for the call";
+    else out.why = why.empty() ? "no load in nvcc's PTX is on a line whose loads the emulator counted" : why;
+    return out;
+  }
+  out.available = true;
+  out.bytes_per_thread = group->bytes;
+  out.loads = group->loads;
+  out.in_loop = group->in_loop;
+  for (const std::string& line : group->lines) out.lines += (out.lines.empty() ? "" : ", ") + line;
+  std::string limit;
+  out.threads_per_block = busiest->threads_per_block;
+  out.blocks = blocks > 0 ? blocks : static_cast<double>(busiest->blocks);
+  const long long tpb = out.threads_per_block;
+  const int per_sm = perfmodel::occupancy(*gpu, tpb, out.registers, static_shared + busiest->dynamic_shared_bytes, limit);
+  out.threads_per_sm = std::min(static_cast<double>(per_sm) * tpb, out.blocks * tpb / gpu->sms);
+  out.bytes_per_s = perfmodel::read_bytes_per_s(*gpu, static_cast<double>(out.bytes_per_thread), out.threads_per_sm);
+  std::ostringstream os;
+  os.precision(3);
+  os << "the busiest loads (" << out.lines << ", " << out.weight << " warp requests here): each thread loads "
+     << out.bytes_per_thread << (out.in_loop ? " bytes per loop trip (" : " bytes (") << out.loads
+     << (out.in_loop ? " load(s) in nvcc's PTX" : " load(s) in nvcc's PTX, in no loop") << "); the busiest launch, ";
+  if (blocks > 0)
+    os << busiest->blocks << " block(s) here and " << out.blocks << " at the GPU's size";
+  else
+    os << busiest->blocks << " block(s)";
+  os << " of " << tpb << " threads, keeps " << out.threads_per_sm << " threads per SM of an " << gpu->name << " busy ("
+     << out.registers << " registers each): Little's law gives " << out.bytes_per_s / 1e9 << " GB/s";
+  out.text = os.str();
+  return out;
+}
+
 std::vector<KernelResources> kernel_resources(std::string& why) {
   std::vector<KernelResources> out;
   const std::string& path = options().kernel_resources_path;

@@ -19,6 +19,7 @@
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
 #include "gpulab/grade/kit.hpp"
+#include "gpulab/grade/perfmodel.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
 
@@ -231,14 +232,52 @@ TEST(sanitizer, no_memory_errors_or_races) {
 
 namespace {
 
+int emu_size() { return static_cast<int>(rubric().number("performance.emu", "size")); }
+double emu_min(const char* key) { return rubric().number("performance.emu", key); }
+
+double busiest_blocks(const kit::Call& call) {
+  long long total = 0;
+  const kit::Evidence::Launch* l = kit::busiest_launch(call, total);
+  return l ? static_cast<double>(l->blocks) : 0;
+}
+
+/// The blocks of `function`'s busiest launch at n / 4 (fresh particles): with those at n, how its
+/// grid grows with n. `function`: particles_to_layout, particle_distances, particle_step or
+/// particles_from_layout (each after particles_to_layout, as in the pipeline).
+double blocks_at_a_quarter(int n, const std::string& function) {
+  const int q = n / 4;
+  kit::Call to("particles_to_layout" + at(q) + ", grid"), call(function + at(q) + ", grid");
+  const std::vector<float4> store = to_layout(to, random_particles(q), q);
+  if (function == "particles_to_layout" || store.empty()) return busiest_blocks(to);
+  if (function == "particle_distances") distances(call, store, q, random_centre());
+  else if (function == "particle_step") step(call, store, q, 0.01f);
+  else from_layout(call, store, q);
+  return busiest_blocks(call);
+}
+
+/// The busiest launch's blocks at the GPU grade's size (performance.emu gpu_size): `here` blocks
+/// at n and `quarter` at n / 4 make the grid grow as n^k, k between 0 (a fixed grid) and 1 (a
+/// block per so many particles); a grid that shrinks, or no launch at n / 4, counts as fixed.
+double blocks_at_gpu_size(double here, double quarter, int n) {
+  const double gpu_n = rubric().number("performance.emu", "gpu_size");
+  const double k = here > 0 && quarter > 0 ? std::clamp(std::log(here / quarter) / std::log(4.0), 0.0, 1.0) : 0.0;
+  return here * std::pow(gpu_n / n, k);
+}
+
 /// The fraction of a copy kernel's bandwidth that `call` would reach on the GPU the rubric names
-/// (performance.emu's model: an H200), predicted by the performance model's roofline from what the
-/// emulator counted (gpulab/grade/perfmodel.hpp, predict_roofline: the DRAM moving the 64-byte
-/// granules the kernels touched, the L2 taking their store requests' sectors and lines, the SM
-/// pipes); `useful_bytes` are what the call must move (its inputs read once, outputs written once).
-/// The GPU grade measures the same ratio, so the thresholds are the GPU's. Returns the fraction;
-/// fails below `min` with the bound's evidence and `hint`.
-double judge_predicted(const kit::Call& call, double useful_bytes, double min, const std::string& hint) {
+/// (performance.emu's model: an H200), predicted by the performance model from what the emulator
+/// counted, as the slower of two limits:
+/// - the roofline (gpulab/grade/perfmodel.hpp, predict_roofline): the DRAM moving the 64-byte
+///   granules the kernels touched, the L2 taking their store requests' sectors and lines, the SM
+///   pipes;
+/// - the bytes in flight (kit::predict_read_bandwidth): `read_bytes` at the bandwidth its loads
+///   reach by Little's law, with the grid the call would launch at the GPU grade's size
+///   (`gpu_blocks`); not graded where nvcc is missing.
+/// `useful_bytes` are what the call must move (inputs read once, outputs written once). The GPU
+/// grade measures the same ratio, so the thresholds are the GPU's. Returns the fraction; fails
+/// below `min` with the bound's evidence and `hint`.
+double judge_predicted(const kit::Call& call, double useful_bytes, double read_bytes, double gpu_blocks, double min,
+                       const std::string& hint) {
   const kit::Evidence& e = call.evidence();
   if (!e.available) {
     not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
@@ -247,16 +286,23 @@ double judge_predicted(const kit::Call& call, double useful_bytes, double min, c
   kit::report_metrics(call);
   const std::string gpu = rubric().text_or("performance.emu", "model", "H200");
   const kit::CopyPrediction p = kit::predict_fraction_of_copy(call, gpu, useful_bytes);
-  if (!p.available) {
-    ADD_FAILURE() << call.what() << ": no prediction: " << p.why;
+  const perfmodel::Gpu* g = perfmodel::gpu(gpu);
+  if (!p.available || !g) {
+    ADD_FAILURE() << call.what() << ": no prediction: " << (p.available ? "no model of an " + gpu : p.why);
     return 0;
   }
-  const double fraction = std::min(p.fraction, 1.0);
+  double fraction = std::min(p.fraction, 1.0);
+  std::string bound = p.bound;
+  const kit::ReadPrediction read = kit::predict_read_bandwidth(call, gpu, gpu_blocks);
+  if (read.available && read.bytes_per_s > 0) {
+    const double in_flight = useful_bytes / g->copy_bytes_per_s / (read_bytes / read.bytes_per_s);
+    if (in_flight < fraction) fraction = in_flight, bound = "bytes in flight";
+  }
   record(fraction, min, "of copy bandwidth, predicted for an " + gpu);
   std::ostringstream os;
   os.precision(3);
   os << call.what() << ": predicted " << fraction << " of a copy kernel's bandwidth on an " << gpu << " (bound by "
-     << p.bound << "); the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
+     << bound << "); the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
      << static_cast<long long>(useful_bytes) << " bytes needed, and moved " << e.load_sectors << " + "
      << e.store_sectors << " sectors of 32 bytes (loads + stores, counted per request)";
   if (p.bound == "l2") {
@@ -267,16 +313,25 @@ double judge_predicted(const kit::Call& call, double useful_bytes, double min, c
     os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
        << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
   }
+  if (read.available)
+    os << "\nbytes in flight: " << read.text << ", " << read_bytes / read.bytes_per_s / (useful_bytes / g->copy_bytes_per_s)
+       << " of a copy's time for the " << static_cast<long long>(read_bytes) << " bytes the call reads";
+  else
+    os << "\nbytes in flight: not predicted (" << read.why << ")";
   if (fraction < min) {
-    os << "\nbelow " << min << " of the copy bandwidth\n  hint: " << hint;
+    os << "\nbelow " << min << " of the copy bandwidth\n  hint: "
+       << (bound == "bytes in flight"
+               ? "too few bytes in flight: each SM needs enough threads, each with loads issued before their"
+                 " results are used, to cover the DRAM's latency. Launch a block per few hundred particles (or"
+                 " enough blocks to fill every SM) and load whole float4 (docs/results/perfmodel.md, \"Bytes in flight,"
+                 " measured\")."
+               : hint);
     ADD_FAILURE() << os.str();
+  } else {
+    note(os.str());
   }
-  else note(os.str());
   return fraction;
 }
-
-int emu_size() { return static_cast<int>(rubric().number("performance.emu", "size")); }
-double emu_min(const char* key) { return rubric().number("performance.emu", key); }
 
 }  // namespace
 
@@ -290,7 +345,8 @@ TEST(performance, positions_only_predicted) {
   const std::vector<float> got = distances(call, store, n, c);
   if (got.empty()) return;
   if (defence_enabled("timed-outputs")) check_distances(n, p, got, c, "in the measured run ");
-  judge_predicted(call, 20.0 * n, emu_min("min_fraction_of_copy"),
+  const double blocks = blocks_at_gpu_size(busiest_blocks(call), blocks_at_a_quarter(n, "particle_distances"), n);
+  judge_predicted(call, 20.0 * n, 16.0 * n, blocks, emu_min("min_fraction_of_copy"),
                   "a positions-only kernel should move positions only: with 64-byte particles side by side (AoS),"
                   " the DRAM moves whole particles for the 16 bytes it uses. Keep the positions in an array of"
                   " their own (README: \"The idea\").");
@@ -311,7 +367,8 @@ TEST(performance, all_fields_predicted) {
     step_reference(p, dt, ref, tol);
     if (got.empty() || !judge_particles(got, ref, tol, "particle_step in the measured run " + at(n))) return;
   }
-  judge_predicted(call, 128.0 * n, emu_min("min_fraction_of_copy_all_fields"),
+  const double blocks = blocks_at_gpu_size(busiest_blocks(call), blocks_at_a_quarter(n, "particle_step"), n);
+  judge_predicted(call, 128.0 * n, 64.0 * n, blocks, emu_min("min_fraction_of_copy_all_fields"),
                   "every field is read and written once: each field's stores should be whole float4 runs, one"
                   " array per field, lanes 16 bytes apart. Stores 32 or 64 bytes apart write a sector and a line"
                   " per lane, and an H200's L2 takes them at the line count's pace; README: \"The counter-case\".");
@@ -334,8 +391,12 @@ TEST(performance, conversion_predicted) {
       "a thread per particle writes (or reads) 64 bytes apart on the AoS side: a strided store writes 32 sectors"
       " in 16 lines per request. Stage a tile of particles in shared memory so that both sides move consecutive"
       " float4 (README: \"Converting AoS to SoA\").";
-  judge_predicted(to, 128.0 * n, emu_min("min_fraction_of_copy_conversion"), hint);
-  judge_predicted(back, 128.0 * n, emu_min("min_fraction_of_copy_conversion"), hint);
+  judge_predicted(to, 128.0 * n, 64.0 * n,
+                  blocks_at_gpu_size(busiest_blocks(to), blocks_at_a_quarter(n, "particles_to_layout"), n),
+                  emu_min("min_fraction_of_copy_conversion"), hint);
+  judge_predicted(back, 128.0 * n, 64.0 * n,
+                  blocks_at_gpu_size(busiest_blocks(back), blocks_at_a_quarter(n, "particles_from_layout"), n),
+                  emu_min("min_fraction_of_copy_conversion"), hint);
 }
 
 #else  // GPU back-ends

@@ -343,16 +343,6 @@ bool measured_call(kit::Call& call) {
 
 /// The launch of the call that moves the most global sectors (null if none was recorded), and
 /// the sectors of all launches.
-const kit::Evidence::Launch* busiest_launch(const kit::Call& call, long long& total_sectors) {
-  total_sectors = 0;
-  const kit::Evidence::Launch* busiest = nullptr;
-  for (const auto& l : call.evidence().launch_shapes) {
-    total_sectors += l.sectors;
-    if (!busiest || l.sectors > busiest->sectors) busiest = &l;
-  }
-  return busiest;
-}
-
 }  // namespace
 
 TEST(performance, coalesced_loads) {
@@ -441,7 +431,7 @@ TEST(performance, spreads_over_the_gpu) {
   if (!measured_call(call)) return;
   const auto& shapes = call.evidence().launch_shapes;
   long long total = 0;
-  const kit::Evidence::Launch* busiest = busiest_launch(call, total);
+  const kit::Evidence::Launch* busiest = kit::busiest_launch(call, total);
   if (!busiest) {
     not_measured("the emulator recorded no launch shapes for the call");
     return;
@@ -475,54 +465,16 @@ TEST(performance, predicted_fraction_of_vendor) {
   const long long n = emu_size();
   kit::Call call(at(n, "measured"));
   if (!measured_call(call)) return;
-  long long total = 0;
-  const kit::Evidence::Launch* busiest = busiest_launch(call, total);
-  std::string why;
-  const std::vector<kit::KernelResources> kernels = kit::kernel_resources(why);
-  const perfmodel::Gpu* gpu = perfmodel::gpu(model_name);
-  // The loads that matter: the group (a loop's loads per trip, or the loads in no loop) whose
-  // source lines the measured call's global load requests hit most (perfmodel::busiest_load_group).
-  std::map<std::string, long long> requests_at;  // "file:line" -> global load requests
-  for (const kit::MetricRow& row : call.metrics())
-    if (!row.shared && !row.store) requests_at[row.where.substr(row.where.find_last_of('/') + 1)] += row.requests;
-  int registers = 0;
-  long long static_shared = 0;
-  std::vector<const kit::KernelResources::LoadGroup*> groups;
-  for (const auto& k : kernels) {
-    // Occupancy from the kernels' most (which kernel a launch ran is not recorded).
-    registers = std::max(registers, k.registers);
-    static_shared = std::max(static_shared, k.shared_bytes);
-    for (const auto& g : k.load_groups) groups.push_back(&g);
-  }
-  long long weight = 0;
-  const kit::KernelResources::LoadGroup* group = perfmodel::busiest_load_group(groups, requests_at, weight);
-  if (!gpu || !busiest || !group) {
-    if (!gpu) why = "the rubric names no GPU the model knows (performance.emu model = " + model_name + ")";
-    else if (!busiest) why = "the emulator recorded no launch shapes for the call";
-    else if (why.empty()) why = "no load in nvcc's PTX is on a line whose loads the emulator counted";
-    note("no speed prediction (" + why + "): the bytes in flight are not graded on this machine");
+  const kit::ReadPrediction read = kit::predict_read_bandwidth(call, model_name);
+  if (!read.available) {
+    note("no speed prediction (" + read.why + "): the bytes in flight are not graded on this machine");
     return;
   }
-  const long long bytes = group->bytes;
-  const int loads = group->loads;
-  const bool in_loop = group->in_loop;
-  std::string lines;
-  for (const std::string& line : group->lines) lines += (lines.empty() ? "" : ", ") + line;
-  std::string limit;
-  const long long tpb = busiest->threads_per_block;
-  const int per_sm = perfmodel::occupancy(*gpu, tpb, registers, static_shared + busiest->dynamic_shared_bytes, limit);
-  const double threads_per_sm =
-      std::min(static_cast<double>(per_sm) * tpb, static_cast<double>(busiest->blocks) * tpb / gpu->sms);
-  const double bandwidth = perfmodel::read_bytes_per_s(*gpu, static_cast<double>(bytes), threads_per_sm);
+  const double bandwidth = read.bytes_per_s;
   const double fraction = bandwidth / vendor;
   std::ostringstream os;
   os.precision(3);
-  os << "the busiest loads (" << lines << ", " << weight << " warp requests here): each thread loads " << bytes
-     << (in_loop ? " bytes per loop trip (" : " bytes (") << loads
-     << (in_loop ? " load(s) in nvcc's PTX" : " load(s) in nvcc's PTX, in no loop") << "); the busiest launch, " << busiest->blocks << " block(s) of " << tpb
-     << " threads, keeps " << threads_per_sm << " threads per SM of an " << gpu->name << " busy (" << registers
-     << " registers each): Little's law gives " << bandwidth / 1e9 << " GB/s, " << fraction
-     << " of CUB's measured " << vendor / 1e9 << " GB/s";
+  os << read.text << ", " << fraction << " of CUB's measured " << vendor / 1e9 << " GB/s";
   info("predicted_read_gbps", std::to_string(bandwidth / 1e9));
   record(fraction, min_fraction, "of CUB's read bandwidth, predicted for an H200");
   if (fraction < min_fraction)

@@ -219,6 +219,29 @@ class DeviceData {
 void judge_findings(const std::vector<const Call*>& calls);
 /// Puts a call's metric rows into the report (JSON "metrics" rows and the info table).
 void report_metrics(const Call& call);
+/// The launch of a call that moved the most global sectors (nullptr when none was recorded);
+/// `total_sectors`: all its launches' sectors.
+const Evidence::Launch* busiest_launch(const Call& call, long long& total_sectors);
+
+/// The DRAM read bandwidth a call's loads would reach on the GPU named `gpu` (an H200), by Little's
+/// law on the bytes each thread keeps in flight (perfmodel::read_bytes_per_s): the bytes per
+/// thread and loop trip of the load group the call's global load requests hit most (nvcc's PTX of
+/// the code under test: kernel_resources, perfmodel::busiest_load_group), and the threads per SM
+/// of its busiest launch, limited by occupancy (the kernels' registers and shared memory) and by
+/// its blocks: `blocks` of them when given (the grid at the GPU grade's size), else as launched.
+struct ReadPrediction {
+  bool available = false;
+  std::string why;  ///< when not available (no nvcc, no model of that GPU, no launch recorded)
+  double bytes_per_s = 0, threads_per_sm = 0, blocks = 0;
+  long long bytes_per_thread = 0, weight = 0, threads_per_block = 0;
+  int loads = 0, registers = 0;
+  bool in_loop = false;
+  std::string lines;  ///< "file:line, ..." of the group's loads
+  /// "the busiest loads (...): each thread loads ...; the busiest launch, ... Little's law gives N GB/s"
+  std::string text;
+};
+ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu, double blocks = 0);
+
 /// The metrics row with the most sectors/wavefronts among the global loads (nullptr if none).
 const MetricRow* hottest_global_load(const Call& call);
 /// The same among the global stores (nullptr if none).
