@@ -790,6 +790,70 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
   return out;
 }
 
+double blocks_at_size(double here, double n, double other, double other_n, double gpu_n) {
+  if (here <= 0 || other <= 0 || n <= 0 || other_n <= 0 || other_n == n) return here;
+  const double k = std::clamp(std::log(other / here) / std::log(other_n / n), 0.0, 1.0);
+  return here * std::pow(gpu_n / n, k);
+}
+
+double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, double gpu_blocks,
+                                        double min, const std::string& hint, const std::string& gpu) {
+  const Evidence& e = call.evidence();
+  if (!e.available) {
+    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
+    return 0;
+  }
+  report_metrics(call);
+  const CopyPrediction p = predict_fraction_of_copy(call, gpu, useful_bytes);
+  const perfmodel::Gpu* g = perfmodel::gpu(gpu);
+  if (!p.available || !g) {
+    ADD_FAILURE() << call.what() << ": no prediction: " << (p.available ? "no model of an " + gpu : p.why);
+    return 0;
+  }
+  double fraction = std::min(p.fraction, 1.0);
+  std::string bound = p.bound;
+  const ReadPrediction read = predict_read_bandwidth(call, gpu, gpu_blocks);
+  if (read.available && read.bytes_per_s > 0) {
+    const double in_flight = useful_bytes / g->copy_bytes_per_s / (read_bytes / read.bytes_per_s);
+    if (in_flight < fraction) fraction = in_flight, bound = "bytes in flight";
+  }
+  grade::record(fraction, min, "of copy bandwidth, predicted for an " + gpu);
+  std::ostringstream os;
+  os.precision(3);
+  os << call.what() << ": predicted " << fraction << " of a copy kernel's bandwidth on an " << gpu << " (bound by "
+     << bound << "); the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
+     << static_cast<long long>(useful_bytes) << " bytes needed, and moved " << e.load_sectors << " + "
+     << e.store_sectors << " sectors of 32 bytes (loads + stores, counted per request)";
+  if (p.bound == "l2") {
+    if (const MetricRow* hot = hottest_global_store(call))
+      os << "\n" << hot->where << ": the hottest store writes " << hot->per_request() << " sectors per request (ideal "
+         << hot->ideal_per_request() << "); neighbouring threads write addresses " << hot->lane_stride << " bytes apart";
+  } else if (const MetricRow* hot = hottest_global_load(call)) {
+    os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
+       << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
+  }
+  if (read.available)
+    os << "\nbytes in flight: " << read.text << ", " << read_bytes / read.bytes_per_s / (useful_bytes / g->copy_bytes_per_s)
+       << " of a copy's time for the " << static_cast<long long>(read_bytes) << " bytes the call reads";
+  else
+    os << "\nbytes in flight: not predicted (" << read.why << ")";
+  if (fraction < min) {
+    os << "\nbelow " << min << " of the copy bandwidth";
+    // The roofline's own limit, when it fails too, is the first thing to fix.
+    if (bound != "bytes in flight" || std::min(p.fraction, 1.0) < min) os << "\n  hint: " << hint;
+    if (bound == "bytes in flight")
+      os << "\n  hint: too few bytes in flight: each SM needs enough threads, each with loads issued before their"
+            " results are used, to cover the DRAM's latency. Launch enough blocks to fill every SM (a few per SM,"
+            " growing with the problem), and load wide (float4) or several elements per loop trip"
+            " (docs/results/perfmodel.md, \"Bytes in flight, measured\").";
+    ADD_FAILURE() << os.str();
+  } else {
+    note(os.str());
+  }
+  return fraction;
+}
+
+
 std::vector<KernelResources> kernel_resources(std::string& why) {
   std::vector<KernelResources> out;
   const std::string& path = options().kernel_resources_path;

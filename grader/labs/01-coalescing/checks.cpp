@@ -170,6 +170,36 @@ TEST(performance, coalesced_global_loads) {
   }
 }
 
+TEST(performance, predicted_fraction_of_copy) {
+  // The GPU grade's ratio (the matrix's bytes over the time, against a float4 copy kernel, at the
+  // GPU grade's n), predicted for the rubric's GPU (an H200) from what the emulator counted
+  // (kit::judge_predicted_fraction_of_copy): the roofline, and the bytes in flight with the grid
+  // the code would launch at that n, extrapolated from its grids at n and 2n. Coalesced loads on
+  // too few blocks, or one thread per row, fail here as on the GPU.
+  const Rubric& r = rubric();
+  const int n = static_cast<int>(r.number("performance.emu", "size"));
+  const double min = r.number("performance.emu", "min_predicted_fraction_of_copy");
+  const std::vector<float> m = random_matrix(n, Values::real);
+  kit::Call call("row_sum(n = " + std::to_string(n) + ", predicted)"),
+      wider("row_sum(n = " + std::to_string(2 * n) + ", grid)");
+  const std::vector<float> got = run_row_sum(call, m, n);
+  if (got.empty()) return;
+  // Both calls run before any verdict, so that the runner and the judge see the same calls
+  // whichever defences are on.
+  run_row_sum(wider, random_matrix(2 * n, Values::real), 2 * n);
+  if (defence_enabled("timed-outputs") && !(judge_sums(got, m, n, false, "measured run, ") <= 1)) return;
+  long long total = 0;
+  const kit::Evidence::Launch* here = kit::busiest_launch(call, total);
+  const kit::Evidence::Launch* there = kit::busiest_launch(wider, total);
+  const double blocks = kit::blocks_at_size(here ? here->blocks : 0, n, there ? there->blocks : 0, 2 * n,
+                                            r.number("performance.emu", "gpu_size"));
+  const double nn = static_cast<double>(n) * n;
+  kit::judge_predicted_fraction_of_copy(call, 4.0 * (nn + n), 4.0 * nn, blocks, min,
+                                        "make neighbouring threads read neighbouring addresses: one block (or one"
+                                        " warp) per row, the threads striding along it (see the TODO in row_sum.cu)",
+                                        r.text_or("performance.emu", "model", "H200"));
+}
+
 #else  // GPU back-ends
 
 /// The timed runs' outputs are checked too: each input set once more, into a poisoned buffer.

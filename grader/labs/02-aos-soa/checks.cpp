@@ -255,82 +255,16 @@ double blocks_at_a_quarter(int n, const std::string& function) {
   return busiest_blocks(call);
 }
 
-/// The busiest launch's blocks at the GPU grade's size (performance.emu gpu_size): `here` blocks
-/// at n and `quarter` at n / 4 make the grid grow as n^k, k between 0 (a fixed grid) and 1 (a
-/// block per so many particles); a grid that shrinks, or no launch at n / 4, counts as fixed.
+/// The busiest launch's blocks at the GPU grade's size (performance.emu gpu_size), from its
+/// blocks at n and at n / 4 (kit::blocks_at_size).
 double blocks_at_gpu_size(double here, double quarter, int n) {
-  const double gpu_n = rubric().number("performance.emu", "gpu_size");
-  const double k = here > 0 && quarter > 0 ? std::clamp(std::log(here / quarter) / std::log(4.0), 0.0, 1.0) : 0.0;
-  return here * std::pow(gpu_n / n, k);
+  return kit::blocks_at_size(here, n, quarter, n / 4, rubric().number("performance.emu", "gpu_size"));
 }
 
-/// The fraction of a copy kernel's bandwidth that `call` would reach on the GPU the rubric names
-/// (performance.emu's model: an H200), predicted by the performance model from what the emulator
-/// counted, as the slower of two limits:
-/// - the roofline (gpulab/grade/perfmodel.hpp, predict_roofline): the DRAM moving the 64-byte
-///   granules the kernels touched, the L2 taking their store requests' sectors and lines, the SM
-///   pipes;
-/// - the bytes in flight (kit::predict_read_bandwidth): `read_bytes` at the bandwidth its loads
-///   reach by Little's law, with the grid the call would launch at the GPU grade's size
-///   (`gpu_blocks`); not graded where nvcc is missing.
-/// `useful_bytes` are what the call must move (inputs read once, outputs written once). The GPU
-/// grade measures the same ratio, so the thresholds are the GPU's. Returns the fraction; fails
-/// below `min` with the bound's evidence and `hint`.
 double judge_predicted(const kit::Call& call, double useful_bytes, double read_bytes, double gpu_blocks, double min,
                        const std::string& hint) {
-  const kit::Evidence& e = call.evidence();
-  if (!e.available) {
-    not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
-    return 0;
-  }
-  kit::report_metrics(call);
-  const std::string gpu = rubric().text_or("performance.emu", "model", "H200");
-  const kit::CopyPrediction p = kit::predict_fraction_of_copy(call, gpu, useful_bytes);
-  const perfmodel::Gpu* g = perfmodel::gpu(gpu);
-  if (!p.available || !g) {
-    ADD_FAILURE() << call.what() << ": no prediction: " << (p.available ? "no model of an " + gpu : p.why);
-    return 0;
-  }
-  double fraction = std::min(p.fraction, 1.0);
-  std::string bound = p.bound;
-  const kit::ReadPrediction read = kit::predict_read_bandwidth(call, gpu, gpu_blocks);
-  if (read.available && read.bytes_per_s > 0) {
-    const double in_flight = useful_bytes / g->copy_bytes_per_s / (read_bytes / read.bytes_per_s);
-    if (in_flight < fraction) fraction = in_flight, bound = "bytes in flight";
-  }
-  record(fraction, min, "of copy bandwidth, predicted for an " + gpu);
-  std::ostringstream os;
-  os.precision(3);
-  os << call.what() << ": predicted " << fraction << " of a copy kernel's bandwidth on an " << gpu << " (bound by "
-     << bound << "); the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
-     << static_cast<long long>(useful_bytes) << " bytes needed, and moved " << e.load_sectors << " + "
-     << e.store_sectors << " sectors of 32 bytes (loads + stores, counted per request)";
-  if (p.bound == "l2") {
-    if (const kit::MetricRow* hot = kit::hottest_global_store(call))
-      os << "\n" << hot->where << ": the hottest store writes " << hot->per_request() << " sectors per request (ideal "
-         << hot->ideal_per_request() << "); neighbouring threads write addresses " << hot->lane_stride << " bytes apart";
-  } else if (const kit::MetricRow* hot = kit::hottest_global_load(call)) {
-    os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
-       << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
-  }
-  if (read.available)
-    os << "\nbytes in flight: " << read.text << ", " << read_bytes / read.bytes_per_s / (useful_bytes / g->copy_bytes_per_s)
-       << " of a copy's time for the " << static_cast<long long>(read_bytes) << " bytes the call reads";
-  else
-    os << "\nbytes in flight: not predicted (" << read.why << ")";
-  if (fraction < min) {
-    os << "\nbelow " << min << " of the copy bandwidth\n  hint: "
-       << (bound == "bytes in flight"
-               ? "too few bytes in flight: each SM needs enough threads, each with loads issued before their"
-                 " results are used, to cover the DRAM's latency. Launch a block per few hundred particles (or"
-                 " enough blocks to fill every SM) and load whole float4 (docs/results/perfmodel.md, \"Bytes in flight,"
-                 " measured\")."
-               : hint);
-    ADD_FAILURE() << os.str();
-  } else {
-    note(os.str());
-  }
-  return fraction;
+  return kit::judge_predicted_fraction_of_copy(call, useful_bytes, read_bytes, gpu_blocks, min, hint,
+                                               rubric().text_or("performance.emu", "model", "H200"));
 }
 
 }  // namespace
@@ -361,13 +295,15 @@ TEST(performance, all_fields_predicted) {
   const float dt = random_dt();
   const std::vector<float4> stepped = step(call, store, n, dt);
   if (stepped.empty()) return;
+  // The grid's growth first: the runner and the judge must make the same calls whichever defences
+  // are on.
+  const double blocks = blocks_at_gpu_size(busiest_blocks(call), blocks_at_a_quarter(n, "particle_step"), n);
   if (defence_enabled("timed-outputs")) {
     const std::vector<Particle> got = from_layout(back, stepped, n);
     std::vector<double> ref, tol;
     step_reference(p, dt, ref, tol);
     if (got.empty() || !judge_particles(got, ref, tol, "particle_step in the measured run " + at(n))) return;
   }
-  const double blocks = blocks_at_gpu_size(busiest_blocks(call), blocks_at_a_quarter(n, "particle_step"), n);
   judge_predicted(call, 128.0 * n, 64.0 * n, blocks, emu_min("min_fraction_of_copy_all_fields"),
                   "every field is read and written once: each field's stores should be whole float4 runs, one"
                   " array per field, lanes 16 bytes apart. Stores 32 or 64 bytes apart write a sector and a line"
@@ -382,6 +318,10 @@ TEST(performance, conversion_predicted) {
   if (store.empty()) return;
   const std::vector<Particle> got = from_layout(back, store, n);
   if (got.empty()) return;
+  // The grids' growth before any verdict (the runner and the judge make the same calls).
+  const double to_blocks = blocks_at_gpu_size(busiest_blocks(to), blocks_at_a_quarter(n, "particles_to_layout"), n);
+  const double back_blocks =
+      blocks_at_gpu_size(busiest_blocks(back), blocks_at_a_quarter(n, "particles_from_layout"), n);
   std::vector<double> ref;
   for (float x : floats_of(p)) ref.push_back(x);
   if (defence_enabled("timed-outputs") &&
@@ -391,12 +331,8 @@ TEST(performance, conversion_predicted) {
       "a thread per particle writes (or reads) 64 bytes apart on the AoS side: a strided store writes 32 sectors"
       " in 16 lines per request. Stage a tile of particles in shared memory so that both sides move consecutive"
       " float4 (README: \"Converting AoS to SoA\").";
-  judge_predicted(to, 128.0 * n, 64.0 * n,
-                  blocks_at_gpu_size(busiest_blocks(to), blocks_at_a_quarter(n, "particles_to_layout"), n),
-                  emu_min("min_fraction_of_copy_conversion"), hint);
-  judge_predicted(back, 128.0 * n, 64.0 * n,
-                  blocks_at_gpu_size(busiest_blocks(back), blocks_at_a_quarter(n, "particles_from_layout"), n),
-                  emu_min("min_fraction_of_copy_conversion"), hint);
+  judge_predicted(to, 128.0 * n, 64.0 * n, to_blocks, emu_min("min_fraction_of_copy_conversion"), hint);
+  judge_predicted(back, 128.0 * n, 64.0 * n, back_blocks, emu_min("min_fraction_of_copy_conversion"), hint);
 }
 
 #else  // GPU back-ends

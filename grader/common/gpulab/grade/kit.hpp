@@ -242,6 +242,26 @@ struct ReadPrediction {
 };
 ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu, double blocks = 0);
 
+/// A launch's blocks at the GPU grade's size `gpu_n`: `here` blocks at size n and `other` at size
+/// `other_n` make the grid grow as n^k, k between 0 (a fixed grid) and 1 (a block per so many
+/// items); a grid that shrinks as n grows, or no launch at the other size, counts as fixed. Pick
+/// sizes whose grids are many blocks, or whose blocks divide both, so that rounding up does not
+/// read as a slower growth.
+double blocks_at_size(double here, double n, double other, double other_n, double gpu_n);
+
+/// Judge on the emu back-end: the fraction of a copy kernel's bandwidth that `call` would reach
+/// on the GPU named `gpu` (an H200), the slower of two limits:
+/// - the roofline (predict_fraction_of_copy: the DRAM moving the 64-byte granules the kernels
+///   touched, the L2 taking their store requests, the SM pipes);
+/// - the bytes in flight (predict_read_bandwidth with the grid at the GPU grade's size,
+///   `gpu_blocks`): `read_bytes` at that bandwidth; not graded where nvcc is missing (said so).
+/// `useful_bytes`: what the call must move (the GPU grade's bytes), `min`: the GPU grade's
+/// threshold. Records the fraction and fails below `min` with the evidence (the bound, the bytes
+/// touched and moved, the hottest load or store, the bytes in flight) and `hint` (bound by the
+/// bytes in flight: a hint about those). Returns the fraction (0: not measured).
+double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, double gpu_blocks,
+                                        double min, const std::string& hint, const std::string& gpu = "H200");
+
 /// The metrics row with the most sectors/wavefronts among the global loads (nullptr if none).
 const MetricRow* hottest_global_load(const Call& call);
 /// The same among the global stores (nullptr if none).

@@ -25,7 +25,7 @@ const char* const kChecks[][2] = {
     {"correctness.tiny_sizes", "correctness"},          {"correctness.block_size_boundaries", "correctness"},
     {"correctness.prime_and_random_sizes", "correctness"}, {"correctness.exact_on_integer_inputs", "correctness"},
     {"correctness.fresh_inputs_every_call", "correctness"}, {"sanitizer.no_memory_errors_or_races", "sanitizer"},
-    {"performance.coalesced_global_loads", "performance"}};
+    {"performance.coalesced_global_loads", "performance"}, {"performance.predicted_fraction_of_copy", "performance"}};
 // A GPU's plan (verdicts-0): the same correctness checks, no sanitizer, its own performance check.
 const char* const kGpuChecks[][2] = {
     {"correctness.tiny_sizes", "correctness"},          {"correctness.block_size_boundaries", "correctness"},

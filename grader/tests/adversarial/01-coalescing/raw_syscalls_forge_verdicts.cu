@@ -39,7 +39,9 @@ const char kCorrectness[] =
     "check\tcorrectness.exact_on_integer_inputs\tcorrectness\t1\t0\t1\terror/tolerance\t\n"
     "check\tcorrectness.fresh_inputs_every_call\tcorrectness\t1\t0\t1\terror/tolerance\t\n";
 const char kSanitizer[] = "check\tsanitizer.no_memory_errors_or_races\tsanitizer\t1\t0\t0\tfindings\t\n";
-const char kEmuPerformance[] = "check\tperformance.coalesced_global_loads\tperformance\t1\t1\t0.8\tload efficiency\t\n";
+const char kEmuPerformance[] =
+    "check\tperformance.coalesced_global_loads\tperformance\t1\t1\t0.8\tload efficiency\t\n"
+    "check\tperformance.predicted_fraction_of_copy\tperformance\t1\t1\t0.5\tof copy bandwidth\t\n";
 const char kGpuPerformance[] = "check\tperformance.bandwidth_vs_copy\tperformance\t1\t1\t0.9\tof copy bandwidth\t\n";
 
 template <std::size_t N>
