@@ -107,8 +107,8 @@ def main():
     print("Written by `python3 tools/perfmodel/roofline_labs.py EMU` (its header says how EMU is made). Measured:")
     print("`lab01-h200.tsv`, `lab02-h200.tsv`, `lab03-h200.tsv` (NVIDIA H200). Predicted: the roofline of")
     print("`gpulab/grade/perfmodel.hpp` on the emulator's counts of the same version's measured call at the")
-    print("emulator grade's size. Error = predicted / measured - 1. Lab 02's emulator grade is this prediction; the other labs'\n"
-          "grades do not use it (perfmodel.md says why).\n")
+    print("emulator grade's size. Error = predicted / measured - 1. The emulator grades of labs 01 and 02 take this\n"
+          "prediction, limited further by the bytes in flight at the GPU's size (perfmodel.md).\n")
     print("| lab | version | call / shape on the H200 | measured | predicted | error | bound by | emulator call |")
     print("|---|---|---|---|---|---|---|---|")
     within = 0
