@@ -47,7 +47,10 @@ std::atomic<long long>& counter() {
 struct ShapeStart {
   long long blocks, threads, dynamic_shared;
   LaunchCounts before;
+  long long max_block_sectors = 0;  ///< filled in when the next launch begins
 };
+/// The running launch's most global sectors of one block (blocks end on any worker).
+std::atomic<long long> g_block_max{0};
 
 /// The watch's counts so far (instructions: the emulator's totals, which the watch does not reset).
 LaunchCounts counts_now() {
@@ -118,6 +121,7 @@ void begin_watch() {
   g_bits.clear();
   g_launches = 0;
   g_shapes.clear();
+  g_block_max = 0;
   for (auto& c : g_counts) c.store(0);
   g_writes.clear();
   g_host.clear();
@@ -149,6 +153,7 @@ std::vector<LaunchShape> launch_shapes() {
     s.dynamic_shared_bytes = g_shapes[i].dynamic_shared;
     s.counts = difference(i + 1 < g_shapes.size() ? g_shapes[i + 1].before : now, g_shapes[i].before);
     s.sectors = s.counts.global_load_sectors + s.counts.global_store_sectors;
+    s.max_block_sectors = i + 1 < g_shapes.size() ? g_shapes[i].max_block_sectors : g_block_max.load();
     out.push_back(s);
   }
   return out;
@@ -239,9 +244,12 @@ void watch_begin_launch(Launch& L) {
   std::lock_guard<std::mutex> lock(g_mutex);
   L.watched = true;
   ++g_launches;
+  // Launches run one after another: the last one's blocks have all ended.
+  const long long last_max = g_block_max.exchange(0);
+  if (!g_shapes.empty()) g_shapes.back().max_block_sectors = last_max;
   g_shapes.push_back({static_cast<long long>(L.grid.x) * L.grid.y * L.grid.z,
                       static_cast<long long>(L.block.x) * L.block.y * L.block.z,
-                      static_cast<long long>(L.dynamic_shared), counts_now()});
+                      static_cast<long long>(L.dynamic_shared), counts_now(), 0});
   L.watch_bits.clear();
   for (const auto& [base, bytes] : L.allocations) {
     std::unique_ptr<WatchBits>& wb = g_bits[base];
@@ -267,6 +275,10 @@ std::uint64_t* watch_bitmap_slow(WatchBits& wb, int which) {
 void watch_add_traffic(const LaunchCounts& b) {
   for (int i = 0; i < kLaunchCountFieldCount; ++i)
     if (const long long v = b.*kLaunchCountFields[i].member) g_counts[i] += v;
+  const long long sectors = b.global_load_sectors + b.global_store_sectors;
+  long long max = g_block_max.load(std::memory_order_relaxed);
+  while (sectors > max && !g_block_max.compare_exchange_weak(max, sectors, std::memory_order_relaxed)) {
+  }
 }
 
 void watch_count_barrier() {

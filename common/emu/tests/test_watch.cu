@@ -184,6 +184,32 @@ TEST_P(Watch, EachLaunchShapeAndItsSectorsAreRecordedInOrder) {
   emu::end_watch();
 }
 
+// Block 0 copies everything; the other blocks return at once.
+__global__ void copy_in_block_zero(const float* in, float* out, int n) {
+  if (blockIdx.x != 0) return;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) out[i] = in[i];
+}
+
+TEST_P(Watch, EachLaunchRecordsItsBusiestBlocksSectors) {
+  // How evenly a launch's blocks share its sectors: a grid of 32 blocks that all copy their part,
+  // and one whose block 0 copies it all. Blocks end on several workers.
+  REQUIRE_TRACING();
+  WorkerCount workers(4);
+  const int n = 4096;
+  DeviceBuffer<float> in(std::vector<float>(n, 3.0f)), out(n);
+  emu::begin_watch();
+  launch(copy_floats, n / 128, 128, 0, in.data(), out.data(), n);
+  launch(copy_in_block_zero, n / 128, 128, 0, in.data(), out.data(), n);
+  launch(copy_floats, 1, 128, 0, in.data(), out.data(), 128);
+  emu::end_watch();
+  const std::vector<emu::LaunchShape> shapes = emu::launch_shapes();
+  ASSERT_EQ(shapes.size(), 3u);
+  EXPECT_EQ(shapes[0].max_block_sectors, 2 * 128 * 4 / 32) << "each block copies 128 floats";
+  EXPECT_EQ(shapes[1].max_block_sectors, shapes[1].sectors) << "block 0 moves every sector";
+  EXPECT_EQ(shapes[1].sectors, 2 * n * 4 / 32);
+  EXPECT_EQ(shapes[2].max_block_sectors, 2 * 128 * 4 / 32) << "the last launch's, read while it is the last";
+}
+
 TEST_P(Watch, EachLaunchHasItsOwnCountsForAPerformanceModel) {
   // Two launches with different traffic: each launch's counts are its own, not the watch's.
   REQUIRE_TRACING();

@@ -232,7 +232,8 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
              {"total", in::total}})
       counts[name] = c.instructions[k];
     shapes.push_back({{"blocks", l.blocks}, {"threads", l.threads_per_block}, {"sectors", l.sectors},
-                      {"dynamic_shared", l.dynamic_shared_bytes}, {"counts", counts}});
+                      {"dynamic_shared", l.dynamic_shared_bytes}, {"max_block_sectors", l.max_block_sectors},
+                      {"counts", counts}});
   }
   ev["launch_shapes"] = shapes;
   json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array(),
@@ -484,6 +485,7 @@ bool Call::run(const std::function<void()>& code_under_test) {
     launch.threads_per_block = integer(l.value("threads", json()));
     launch.sectors = integer(l.value("sectors", json()));
     launch.dynamic_shared_bytes = integer(l.value("dynamic_shared", json()));
+    launch.max_block_sectors = integer(l.value("max_block_sectors", json()));
     const json counts = l.value("counts", json::object());
     if (counts.is_object())
       for (const auto& [name, v] : counts.items()) launch.counts[name] = integer(v);
@@ -736,7 +738,7 @@ const Evidence::Launch* busiest_launch(const Call& call, long long& total_sector
   return busiest;
 }
 
-ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_name, double blocks) {
+ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_name, const GpuScale* scale) {
   ReadPrediction out;
   long long total = 0;
   const Evidence::Launch* busiest = busiest_launch(call, total);
@@ -770,33 +772,69 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
   for (const std::string& line : group->lines) out.lines += (out.lines.empty() ? "" : ", ") + line;
   std::string limit;
   out.threads_per_block = busiest->threads_per_block;
-  out.blocks = blocks > 0 ? blocks : static_cast<double>(busiest->blocks);
+  out.blocks = scale && scale->blocks > 0 ? scale->blocks : static_cast<double>(busiest->blocks);
   const long long tpb = out.threads_per_block;
   const int per_sm = perfmodel::occupancy(*gpu, tpb, out.registers, static_shared + busiest->dynamic_shared_bytes, limit);
   out.threads_per_sm = std::min(static_cast<double>(per_sm) * tpb, out.blocks * tpb / gpu->sms);
-  out.bytes_per_s = perfmodel::read_bytes_per_s(*gpu, static_cast<double>(out.bytes_per_thread), out.threads_per_sm);
+  const double per_thread = static_cast<double>(out.bytes_per_thread);
+  out.bytes_per_s = perfmodel::read_bytes_per_s(*gpu, per_thread, out.threads_per_sm);
+  // The busiest block alone: its bytes at what one block's loads in flight fetch (Little's law on
+  // tpb threads' bytes, as tpb / sms threads on every SM would) bound the launch's time; as a
+  // bandwidth, the launch's bytes over that time.
+  double block_bound = 0;
+  if (scale && scale->busiest_block_sectors > 0 && busiest->sectors > 0) {
+    const double alone = perfmodel::read_bytes_per_s(*gpu, per_thread, static_cast<double>(tpb) / gpu->sms);
+    block_bound = static_cast<double>(busiest->sectors) * scale->work * alone / scale->busiest_block_sectors;
+    if (block_bound < out.bytes_per_s) out.bytes_per_s = block_bound, out.busiest_block_bound = true;
+  }
   std::ostringstream os;
   os.precision(3);
   os << "the busiest loads (" << out.lines << ", " << out.weight << " warp requests here): each thread loads "
      << out.bytes_per_thread << (out.in_loop ? " bytes per loop trip (" : " bytes (") << out.loads
      << (out.in_loop ? " load(s) in nvcc's PTX" : " load(s) in nvcc's PTX, in no loop") << "); the busiest launch, ";
-  if (blocks > 0)
+  if (scale && scale->blocks > 0)
     os << busiest->blocks << " block(s) here and " << out.blocks << " at the GPU's size";
   else
     os << busiest->blocks << " block(s)";
   os << " of " << tpb << " threads, keeps " << out.threads_per_sm << " threads per SM of an " << gpu->name << " busy ("
-     << out.registers << " registers each): Little's law gives " << out.bytes_per_s / 1e9 << " GB/s";
+     << out.registers << " registers each): Little's law gives "
+     << perfmodel::read_bytes_per_s(*gpu, per_thread, out.threads_per_sm) / 1e9 << " GB/s";
+  if (block_bound > 0) {
+    os << "; its busiest block moves " << busiest->max_block_sectors << " of its " << busiest->sectors
+       << " sectors here (" << scale->busiest_block_sectors << " at the GPU's size), and one block's loads in flight"
+       << " fetch them at a pace of " << block_bound / 1e9 << " GB/s of the launch's bytes";
+    if (out.busiest_block_bound) os << ": the busiest block sets the time (the other blocks wait on it, or do little)";
+  }
   out.text = os.str();
   return out;
 }
 
-double blocks_at_size(double here, double n, double other, double other_n, double gpu_n) {
+namespace {
+/// `here` at size n and `other` at other_n, grown to gpu_n as n^k, k in [0, max_k].
+double grow(double here, double n, double other, double other_n, double gpu_n, double max_k) {
   if (here <= 0 || other <= 0 || n <= 0 || other_n <= 0 || other_n == n) return here;
-  const double k = std::clamp(std::log(other / here) / std::log(other_n / n), 0.0, 1.0);
+  const double k = std::clamp(std::log(other / here) / std::log(other_n / n), 0.0, max_k);
   return here * std::pow(gpu_n / n, k);
 }
+}  // namespace
 
-double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, double gpu_blocks,
+GpuScale scale_to_size(const Call& here, double n, const Call& other, double other_n, double gpu_n,
+                       double work_exponent) {
+  GpuScale s;
+  long long total = 0;
+  const Evidence::Launch* a = busiest_launch(here, total);
+  const Evidence::Launch* b = busiest_launch(other, total);
+  if (!a || n <= 0) return s;
+  s.work = std::pow(gpu_n / n, work_exponent);
+  s.blocks = grow(static_cast<double>(a->blocks), n, b ? static_cast<double>(b->blocks) : 0, other_n, gpu_n, 1.0);
+  s.busiest_block_sectors = std::min(
+      grow(static_cast<double>(a->max_block_sectors), n, b ? static_cast<double>(b->max_block_sectors) : 0, other_n,
+           gpu_n, work_exponent),
+      static_cast<double>(a->sectors) * s.work);
+  return s;
+}
+
+double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, const GpuScale& scale,
                                         double min, const std::string& hint, const std::string& gpu) {
   const Evidence& e = call.evidence();
   if (!e.available) {
@@ -812,7 +850,7 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
   }
   double fraction = std::min(p.fraction, 1.0);
   std::string bound = p.bound;
-  const ReadPrediction read = predict_read_bandwidth(call, gpu, gpu_blocks);
+  const ReadPrediction read = predict_read_bandwidth(call, gpu, &scale);
   if (read.available && read.bytes_per_s > 0) {
     const double in_flight = useful_bytes / g->copy_bytes_per_s / (read_bytes / read.bytes_per_s);
     if (in_flight < fraction) fraction = in_flight, bound = "bytes in flight";
@@ -844,7 +882,8 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
     if (bound == "bytes in flight")
       os << "\n  hint: too few bytes in flight: each SM needs enough threads, each with loads issued before their"
             " results are used, to cover the DRAM's latency. Launch enough blocks to fill every SM (a few per SM,"
-            " growing with the problem), and load wide (float4) or several elements per loop trip"
+            " growing with the problem), share the work evenly among them, and load wide (float4) or several"
+            " elements per loop trip"
             " (docs/results/perfmodel.md, \"Bytes in flight, measured\").";
     ADD_FAILURE() << os.str();
   } else {

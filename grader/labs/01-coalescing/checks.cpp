@@ -188,13 +188,10 @@ TEST(performance, predicted_fraction_of_copy) {
   // whichever defences are on.
   run_row_sum(wider, random_matrix(2 * n, Values::real), 2 * n);
   if (defence_enabled("timed-outputs") && !(judge_sums(got, m, n, false, "measured run, ") <= 1)) return;
-  long long total = 0;
-  const kit::Evidence::Launch* here = kit::busiest_launch(call, total);
-  const kit::Evidence::Launch* there = kit::busiest_launch(wider, total);
-  const double blocks = kit::blocks_at_size(here ? here->blocks : 0, n, there ? there->blocks : 0, 2 * n,
-                                            r.number("performance.emu", "gpu_size"));
+  // The work grows as n^2 (n rows of n floats).
+  const kit::GpuScale scale = kit::scale_to_size(call, n, wider, 2 * n, r.number("performance.emu", "gpu_size"), 2.0);
   const double nn = static_cast<double>(n) * n;
-  kit::judge_predicted_fraction_of_copy(call, 4.0 * (nn + n), 4.0 * nn, blocks, min,
+  kit::judge_predicted_fraction_of_copy(call, 4.0 * (nn + n), 4.0 * nn, scale, min,
                                         "make neighbouring threads read neighbouring addresses: one block (or one"
                                         " warp) per row, the threads striding along it (see the TODO in row_sum.cu)",
                                         r.text_or("performance.emu", "model", "H200"));

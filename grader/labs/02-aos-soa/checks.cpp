@@ -235,35 +235,25 @@ namespace {
 int emu_size() { return static_cast<int>(rubric().number("performance.emu", "size")); }
 double emu_min(const char* key) { return rubric().number("performance.emu", key); }
 
-double busiest_blocks(const kit::Call& call) {
-  long long total = 0;
-  const kit::Evidence::Launch* l = kit::busiest_launch(call, total);
-  return l ? static_cast<double>(l->blocks) : 0;
-}
-
-/// The blocks of `function`'s busiest launch at n / 4 (fresh particles): with those at n, how its
-/// grid grows with n. `function`: particles_to_layout, particle_distances, particle_step or
-/// particles_from_layout (each after particles_to_layout, as in the pipeline).
-double blocks_at_a_quarter(int n, const std::string& function) {
+/// The call `function` of the pipeline at n / 4 on fresh particles, each after particles_to_layout
+/// as in the pipeline, and what it says of `call` (the same function at n) at the GPU grade's size
+/// (performance.emu gpu_size; kit::scale_to_size: the work grows as n). `function`:
+/// particles_to_layout, particle_distances, particle_step or particles_from_layout.
+kit::GpuScale at_gpu_size(const kit::Call& call, int n, const std::string& function) {
   const int q = n / 4;
-  kit::Call to("particles_to_layout" + at(q) + ", grid"), call(function + at(q) + ", grid");
+  kit::Call to("particles_to_layout" + at(q) + ", grid"), other(function + at(q) + ", grid");
   const std::vector<float4> store = to_layout(to, random_particles(q), q);
-  if (function == "particles_to_layout" || store.empty()) return busiest_blocks(to);
-  if (function == "particle_distances") distances(call, store, q, random_centre());
-  else if (function == "particle_step") step(call, store, q, 0.01f);
-  else from_layout(call, store, q);
-  return busiest_blocks(call);
+  const kit::Call* small = &other;
+  if (function == "particles_to_layout" || store.empty()) small = &to;
+  else if (function == "particle_distances") distances(other, store, q, random_centre());
+  else if (function == "particle_step") step(other, store, q, 0.01f);
+  else from_layout(other, store, q);
+  return kit::scale_to_size(call, n, *small, q, rubric().number("performance.emu", "gpu_size"), 1.0);
 }
 
-/// The busiest launch's blocks at the GPU grade's size (performance.emu gpu_size), from its
-/// blocks at n and at n / 4 (kit::blocks_at_size).
-double blocks_at_gpu_size(double here, double quarter, int n) {
-  return kit::blocks_at_size(here, n, quarter, n / 4, rubric().number("performance.emu", "gpu_size"));
-}
-
-double judge_predicted(const kit::Call& call, double useful_bytes, double read_bytes, double gpu_blocks, double min,
-                       const std::string& hint) {
-  return kit::judge_predicted_fraction_of_copy(call, useful_bytes, read_bytes, gpu_blocks, min, hint,
+double judge_predicted(const kit::Call& call, double useful_bytes, double read_bytes, const kit::GpuScale& scale,
+                       double min, const std::string& hint) {
+  return kit::judge_predicted_fraction_of_copy(call, useful_bytes, read_bytes, scale, min, hint,
                                                rubric().text_or("performance.emu", "model", "H200"));
 }
 
@@ -279,8 +269,8 @@ TEST(performance, positions_only_predicted) {
   const std::vector<float> got = distances(call, store, n, c);
   if (got.empty()) return;
   if (defence_enabled("timed-outputs")) check_distances(n, p, got, c, "in the measured run ");
-  const double blocks = blocks_at_gpu_size(busiest_blocks(call), blocks_at_a_quarter(n, "particle_distances"), n);
-  judge_predicted(call, 20.0 * n, 16.0 * n, blocks, emu_min("min_fraction_of_copy"),
+  const kit::GpuScale scale = at_gpu_size(call, n, "particle_distances");
+  judge_predicted(call, 20.0 * n, 16.0 * n, scale, emu_min("min_fraction_of_copy"),
                   "a positions-only kernel should move positions only: with 64-byte particles side by side (AoS),"
                   " the DRAM moves whole particles for the 16 bytes it uses. Keep the positions in an array of"
                   " their own (README: \"The idea\").");
@@ -297,14 +287,14 @@ TEST(performance, all_fields_predicted) {
   if (stepped.empty()) return;
   // The grid's growth first: the runner and the judge must make the same calls whichever defences
   // are on.
-  const double blocks = blocks_at_gpu_size(busiest_blocks(call), blocks_at_a_quarter(n, "particle_step"), n);
+  const kit::GpuScale scale = at_gpu_size(call, n, "particle_step");
   if (defence_enabled("timed-outputs")) {
     const std::vector<Particle> got = from_layout(back, stepped, n);
     std::vector<double> ref, tol;
     step_reference(p, dt, ref, tol);
     if (got.empty() || !judge_particles(got, ref, tol, "particle_step in the measured run " + at(n))) return;
   }
-  judge_predicted(call, 128.0 * n, 64.0 * n, blocks, emu_min("min_fraction_of_copy_all_fields"),
+  judge_predicted(call, 128.0 * n, 64.0 * n, scale, emu_min("min_fraction_of_copy_all_fields"),
                   "every field is read and written once: each field's stores should be whole float4 runs, one"
                   " array per field, lanes 16 bytes apart. Stores 32 or 64 bytes apart write a sector and a line"
                   " per lane, and an H200's L2 takes them at the line count's pace; README: \"The counter-case\".");
@@ -319,9 +309,8 @@ TEST(performance, conversion_predicted) {
   const std::vector<Particle> got = from_layout(back, store, n);
   if (got.empty()) return;
   // The grids' growth before any verdict (the runner and the judge make the same calls).
-  const double to_blocks = blocks_at_gpu_size(busiest_blocks(to), blocks_at_a_quarter(n, "particles_to_layout"), n);
-  const double back_blocks =
-      blocks_at_gpu_size(busiest_blocks(back), blocks_at_a_quarter(n, "particles_from_layout"), n);
+  const kit::GpuScale to_scale = at_gpu_size(to, n, "particles_to_layout");
+  const kit::GpuScale back_scale = at_gpu_size(back, n, "particles_from_layout");
   std::vector<double> ref;
   for (float x : floats_of(p)) ref.push_back(x);
   if (defence_enabled("timed-outputs") &&
@@ -331,8 +320,8 @@ TEST(performance, conversion_predicted) {
       "a thread per particle writes (or reads) 64 bytes apart on the AoS side: a strided store writes 32 sectors"
       " in 16 lines per request. Stage a tile of particles in shared memory so that both sides move consecutive"
       " float4 (README: \"Converting AoS to SoA\").";
-  judge_predicted(to, 128.0 * n, 64.0 * n, to_blocks, emu_min("min_fraction_of_copy_conversion"), hint);
-  judge_predicted(back, 128.0 * n, 64.0 * n, back_blocks, emu_min("min_fraction_of_copy_conversion"), hint);
+  judge_predicted(to, 128.0 * n, 64.0 * n, to_scale, emu_min("min_fraction_of_copy_conversion"), hint);
+  judge_predicted(back, 128.0 * n, 64.0 * n, back_scale, emu_min("min_fraction_of_copy_conversion"), hint);
 }
 
 #else  // GPU back-ends

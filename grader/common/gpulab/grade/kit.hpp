@@ -64,6 +64,7 @@ struct Evidence {
   /// and each of gpulab::emu::kLaunchCountFields by its name: global_load_requests, ..., shuffles).
   struct Launch {
     long long blocks = 0, threads_per_block = 0, sectors = 0, dynamic_shared_bytes = 0;
+    long long max_block_sectors = 0;  ///< the most global sectors one of its blocks moved
     std::map<std::string, long long> counts;
     long long count(const std::string& name) const {
       const auto it = counts.find(name);
@@ -223,12 +224,31 @@ void report_metrics(const Call& call);
 /// `total_sectors`: all its launches' sectors.
 const Evidence::Launch* busiest_launch(const Call& call, long long& total_sectors);
 
+/// A call's busiest launch as it would run at the GPU grade's size, from the same call run at two
+/// sizes on the emulator (scale_to_size).
+struct GpuScale {
+  double blocks = 0;                 ///< its blocks (0: as launched here)
+  double busiest_block_sectors = 0;  ///< the global sectors its busiest block moves (0: not known)
+  double work = 1;                   ///< the launch's sectors there over here
+};
+/// `here` ran at size n, `other` at `other_n`; the GPU grade's size is `gpu_n`, where the call's
+/// work is (gpu_n / n)^work_exponent times this one's (1: a pass over n items, 2: over n x n).
+/// The busiest launch's grid grows as n^k with k between 0 (a fixed grid) and 1; its busiest
+/// block's sectors as n^k with k between 0 and work_exponent, and at most the whole launch's. A
+/// grid that shrinks as n grows, or no launch at the other size, counts as fixed. Pick sizes
+/// whose grids are many blocks, or whose blocks divide both, so that rounding up does not read as
+/// a slower growth.
+GpuScale scale_to_size(const Call& here, double n, const Call& other, double other_n, double gpu_n,
+                       double work_exponent);
+
 /// The DRAM read bandwidth a call's loads would reach on the GPU named `gpu` (an H200), by Little's
 /// law on the bytes each thread keeps in flight (perfmodel::read_bytes_per_s): the bytes per
 /// thread and loop trip of the load group the call's global load requests hit most (nvcc's PTX of
 /// the code under test: kernel_resources, perfmodel::busiest_load_group), and the threads per SM
 /// of its busiest launch, limited by occupancy (the kernels' registers and shared memory) and by
-/// its blocks: `blocks` of them when given (the grid at the GPU grade's size), else as launched.
+/// its blocks, as launched or, with `scale`, at the GPU grade's size. With `scale`, also by its
+/// busiest block: that block's bytes take at least (its bytes / what one block's loads in flight
+/// fetch, by the same law) however many blocks the grid has.
 struct ReadPrediction {
   bool available = false;
   std::string why;  ///< when not available (no nvcc, no model of that GPU, no launch recorded)
@@ -236,30 +256,24 @@ struct ReadPrediction {
   long long bytes_per_thread = 0, weight = 0, threads_per_block = 0;
   int loads = 0, registers = 0;
   bool in_loop = false;
+  bool busiest_block_bound = false;  ///< the busiest block, not the grid, sets bytes_per_s
   std::string lines;  ///< "file:line, ..." of the group's loads
   /// "the busiest loads (...): each thread loads ...; the busiest launch, ... Little's law gives N GB/s"
   std::string text;
 };
-ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu, double blocks = 0);
-
-/// A launch's blocks at the GPU grade's size `gpu_n`: `here` blocks at size n and `other` at size
-/// `other_n` make the grid grow as n^k, k between 0 (a fixed grid) and 1 (a block per so many
-/// items); a grid that shrinks as n grows, or no launch at the other size, counts as fixed. Pick
-/// sizes whose grids are many blocks, or whose blocks divide both, so that rounding up does not
-/// read as a slower growth.
-double blocks_at_size(double here, double n, double other, double other_n, double gpu_n);
+ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu, const GpuScale* scale = nullptr);
 
 /// Judge on the emu back-end: the fraction of a copy kernel's bandwidth that `call` would reach
 /// on the GPU named `gpu` (an H200), the slower of two limits:
 /// - the roofline (predict_fraction_of_copy: the DRAM moving the 64-byte granules the kernels
 ///   touched, the L2 taking their store requests, the SM pipes);
-/// - the bytes in flight (predict_read_bandwidth with the grid at the GPU grade's size,
-///   `gpu_blocks`): `read_bytes` at that bandwidth; not graded where nvcc is missing (said so).
+/// - the bytes in flight (predict_read_bandwidth at the GPU grade's size, `scale`): `read_bytes`
+///   at that bandwidth; not graded where nvcc is missing (said so).
 /// `useful_bytes`: what the call must move (the GPU grade's bytes), `min`: the GPU grade's
 /// threshold. Records the fraction and fails below `min` with the evidence (the bound, the bytes
 /// touched and moved, the hottest load or store, the bytes in flight) and `hint` (bound by the
 /// bytes in flight: a hint about those). Returns the fraction (0: not measured).
-double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, double gpu_blocks,
+double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, const GpuScale& scale,
                                         double min, const std::string& hint, const std::string& gpu = "H200");
 
 /// The metrics row with the most sectors/wavefronts among the global loads (nullptr if none).

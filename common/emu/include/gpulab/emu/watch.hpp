@@ -120,6 +120,9 @@ inline constexpr int kLaunchCountFieldCount = sizeof(kLaunchCountFields) / sizeo
 struct LaunchShape {
   long long blocks = 0, threads_per_block = 0, sectors = 0;
   long long dynamic_shared_bytes = 0;  ///< the launch's dynamic shared memory per block
+  /// The most global sectors (loads + stores) that one block of the launch moved: with `sectors`,
+  /// how evenly the blocks share the work (a grid whose blocks but one return at once is a grid of one)
+  long long max_block_sectors = 0;
   LaunchCounts counts;
 };
 std::vector<LaunchShape> launch_shapes();
