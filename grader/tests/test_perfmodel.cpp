@@ -180,3 +180,73 @@ TEST(Roofline, StridedStoresAreBoundByTheL2CoalescedOnesByTheDram) {
                                                c.at("global_store_lines") * h200.store_line_seconds);
   EXPECT_DOUBLE_EQ(pm::predict_roofline(c, bytes, h200, 4).terms.at("l2"), 4 * strided.terms.at("l2"));
 }
+
+// The parameter sets: the H200's (validated) and two from public specifications only.
+TEST(Gpus, EveryNamedSetIsFoundAndOnlyTheH200IsMeasured) {
+  ASSERT_EQ(pm::gpu_names().front(), "H200");
+  for (const std::string& name : pm::gpu_names()) {
+    const pm::Gpu* g = pm::gpu(name);
+    ASSERT_NE(g, nullptr) << name;
+    EXPECT_EQ(g->name, name);
+    EXPECT_EQ(g->measured, name == "H200") << name;
+    EXPECT_GT(g->copy_bytes_per_s, 0) << name;
+    EXPECT_LE(g->copy_bytes_per_s, g->dram_bytes_per_s) << name;
+  }
+  EXPECT_EQ(pm::gpu("A100"), nullptr);
+  EXPECT_EQ(pm::gpu("MI300X")->warp, 64);
+}
+
+// Compute capability 8.9's limits (48 warps, 24 blocks, 64 K registers in units of 256 per warp,
+// 100 KB of shared memory and 1 KB reserved per block), as the CUDA occupancy calculator applies them.
+TEST(Occupancy, Rtx4090FollowsComputeCapability89sLimits) {
+  const pm::Gpu& g = *pm::gpu("RTX4090");
+  std::string limit;
+  EXPECT_EQ(pm::occupancy(g, 128, 32, 0, limit), 12);  // 4 warps a block: 48 / 4
+  EXPECT_EQ(limit, "warps");
+  EXPECT_EQ(pm::occupancy(g, 256, 64, 0, limit), 4);  // 64 x 32 x 8 = 16 K registers a block
+  EXPECT_EQ(limit, "registers");
+  EXPECT_EQ(pm::occupancy(g, 32, 16, 0, limit), 24);
+  EXPECT_EQ(limit, "blocks");
+  EXPECT_EQ(pm::occupancy(g, 256, 32, 32 * 1024, limit), 3);  // 100 KB / 33 KB
+  EXPECT_EQ(limit, "shared memory");
+  // The H200 holds more of the same block: 228 KB / 33 KB.
+  EXPECT_EQ(pm::occupancy(*pm::gpu("H200"), 256, 32, 32 * 1024, limit), 6);
+}
+
+// CDNA 3: wave64; a wave's registers come from one of 4 SIMDs (512 per lane, allocated by 8); at
+// most 8 waves per SIMD; 16 blocks of several waves per CU (a one-wave block needs no barrier);
+// 64 KB of LDS. The first case is lab 06's step 04 as hipcc compiles it for gfx940 (98 VGPRs,
+// 4 KB of LDS, 512 threads), for which the compiler reports 4 waves per SIMD: 2 blocks of 8 waves.
+TEST(Occupancy, Mi300xCountsWavesPerSimd) {
+  const pm::Gpu& g = *pm::gpu("MI300X");
+  std::string limit;
+  EXPECT_EQ(pm::occupancy(g, 512, 98, 4096, limit), 2);
+  EXPECT_EQ(limit, "registers");
+  EXPECT_EQ(pm::occupancy(g, 1024, 10, 0, limit), 2);  // 16 waves a block, 32 a CU
+  EXPECT_EQ(limit, "warps");
+  // 2 waves a block: 16 by the waves and 16 by the barriers; one wave: no barrier, 8 per SIMD.
+  EXPECT_EQ(pm::occupancy(g, 128, 24, 0, limit), 16);
+  EXPECT_EQ(pm::occupancy(g, 64, 24, 0, limit), 32);
+  EXPECT_EQ(limit, "warps");
+  EXPECT_EQ(pm::occupancy(g, 128, 128, 8448, limit), 7);  // 8 by registers, 7 by LDS
+  EXPECT_EQ(limit, "shared memory");
+  // 100 registers are allocated as 104: 4 waves on a SIMD, not 5 (512 / 100).
+  EXPECT_EQ(pm::occupancy(g, 256, 100, 0, limit), 4);
+  EXPECT_EQ(pm::occupancy(g, 256, 96, 0, limit), 5);
+  // Registers are a SIMD's, not the CU's pool: 4 waves of 104 on each SIMD, 16 in all, hold 5
+  // blocks of 3 waves (a pool of 4 x 512 / 104 = 19.7 waves would say 6).
+  EXPECT_EQ(pm::occupancy(g, 192, 100, 0, limit), 5);
+  EXPECT_EQ(limit, "registers");
+}
+
+// A 64-wide wave's instruction issues once for 64 threads; the emulator counts its memory requests
+// per 32 lanes, so two counted requests are one instruction.
+TEST(Roofline, AWaveOf64IssuesOneInstructionForTwoCountedRequests) {
+  const pm::Gpu& mi = *pm::gpu("MI300X");
+  const pm::Counts counts{{"total", 64.0 * 1000}, {"global_load_requests", 2.0 * 500}};
+  const pm::Prediction p = pm::predict_roofline(counts, 0, mi);
+  EXPECT_DOUBLE_EQ(p.terms.at("issue"), (1000.0 + 500.0) / (mi.clock_hz * mi.sms * mi.schedulers));
+  const pm::Gpu& h = *pm::gpu("H200");
+  const pm::Prediction q = pm::predict_roofline(counts, 0, h);
+  EXPECT_DOUBLE_EQ(q.terms.at("issue"), (2000.0 + 1000.0) / (h.clock_hz * h.sms * h.schedulers));
+}

@@ -2,10 +2,11 @@
 """The grader's performance model (C++, gpulab/grade/perfmodel.hpp, which grades lab 06 on the
 emulator) against tools/perfmodel/model.py's predict_v1 (the research tool the tables in
 docs/results come from), on the SGEMM ladder's kept counts: the same time and the same bound for
-every step, at both counting sizes.
+every step, at both counting sizes, on every GPU model.py has parameters for.
 
     python3 tools/perfmodel/cpp_matches.py build/emu/grader/gpulab-perfmodel-predict
 """
+import itertools
 import os
 import subprocess
 import sys
@@ -22,19 +23,21 @@ def main():
     resources = {r["step"]: r for r in model.read_tsv(resources_path)}
     bad = 0
     checked = 0
-    for counts_name in ("perfmodel-ladder-counts-256.tsv", "perfmodel-ladder-counts-512.tsv"):
+    for gpu, counts_name in itertools.product(model.GPUS, ("perfmodel-ladder-counts-256.tsv",
+                                                          "perfmodel-ladder-counts-512.tsv")):
         counts_path = os.path.join(RESULTS, counts_name)
-        out = subprocess.run([exe, counts_path, resources_path], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([exe, counts_path, resources_path, "4096", gpu], capture_output=True, text=True,
+                             check=True).stdout
         cpp = {f[0]: (float(f[1]), f[2]) for f in (line.split("\t") for line in out.splitlines())}
         for row in model.read_tsv(counts_path):
-            t, bound, _ = model.predict_v1(row, resources[row["step"]], model.GPUS["H200"], 4096)
+            t, bound, _ = model.predict_v1(row, resources[row["step"]], model.GPUS[gpu], 4096)
             got_t, got_bound = cpp[row["step"]]
             ok = abs(got_t / t - 1) < 1e-9 and got_bound == bound
             checked += 1
             if not ok:
                 bad += 1
-            print("%s step %-3s python %.6e s (%s)  c++ %.6e s (%s)  %s" % (
-                counts_name, row["step"], t, bound, got_t, got_bound, "same" if ok else "DIFFERENT"))
+            print("%s %s step %-3s python %.6e s (%s)  c++ %.6e s (%s)  %s" % (
+                gpu, counts_name, row["step"], t, bound, got_t, got_bound, "same" if ok else "DIFFERENT"))
     print("%d of %d predictions the same" % (checked - bad, checked))
     sys.exit(1 if bad or not checked else 0)
 

@@ -2,7 +2,7 @@
 // tables tools/perfmodel/model.py reads, one line per step: step, predicted seconds, what bounds
 // it, blocks per SM. tools/perfmodel/cpp_matches.py sets it against model.py's predict_v1.
 //
-//   gpulab-perfmodel-predict COUNTS.tsv RESOURCES.tsv [N]
+//   gpulab-perfmodel-predict COUNTS.tsv RESOURCES.tsv [N [GPU]]   (GPU: H200, RTX4090, MI300X)
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -43,7 +43,7 @@ std::vector<Row> read_tsv(const std::string& path) {
 int main(int argc, char** argv) {
   namespace pm = gpulab::grade::perfmodel;
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s COUNTS.tsv RESOURCES.tsv [N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s COUNTS.tsv RESOURCES.tsv [N [GPU]]\n", argv[0]);
     return 2;
   }
   try {
@@ -51,7 +51,10 @@ int main(int argc, char** argv) {
     std::map<std::string, Row> resources;
     for (const Row& r : read_tsv(argv[2])) resources[r.at("step")] = r;
     const int big_n = argc > 3 ? std::stoi(argv[3]) : 4096;
-    const pm::Gpu& gpu = *pm::gpu("H200");
+    const std::string name = argc > 4 ? argv[4] : "H200";
+    const pm::Gpu* found = pm::gpu(name);
+    if (!found) throw std::runtime_error("no parameters for the GPU " + name);
+    const pm::Gpu& gpu = *found;
     for (const Row& r : counts) {
       pm::Counts c;
       for (const auto& [k, v] : r)

@@ -5,6 +5,13 @@ runs on any machine with nvcc (no GPU):
 
     python3 tools/perfmodel/resources.py > docs/results/perfmodel-ladder-resources.tsv
     python3 tools/perfmodel/resources.py NAME=FILE ...   (one row per file with one kernel)
+    python3 tools/perfmodel/resources.py --arch sm_89    (another NVIDIA architecture)
+    python3 tools/perfmodel/resources.py --hip gfx940    (hipcc for an AMD GPU, compile only)
+
+With --hip the rows also give what AMD's compiler says of each kernel: the largest block it was
+compiled for (max_threads: the kernel's launch bounds, else 1024) and the waves per SIMD it
+computes for such a block (compiler_occupancy). tools/perfmodel/other_gpus.py sets the model's
+occupancy against that number.
 
 One row per step: the kernel the H200's ladder ran at 4096^3 (for step 10, the reference's
 128 x 128 tiles without bounds checks), its registers per thread and static shared bytes per block
@@ -46,11 +53,45 @@ def kernels_of(path, arch="sm_90"):
         if m:
             current = m.group(1)
             continue
-        m = re.search(r"Used (\d+) registers.*?(?:(\d+) bytes smem)?$", line)
+        m = re.search(r"Used (\d+) registers", line)
         if m and current:
-            found[current] = (int(m.group(1)), int(m.group(2) or 0))
+            smem = re.search(r"(\d+) bytes smem", line)  # sm_89 goes on with cmem after it
+            found[current] = (int(m.group(1)), int(smem.group(1)) if smem else 0)
             current = None
     return found
+
+
+def hip_kernels_of(path, arch):
+    """{demangled kernel name: (VGPRs, LDS bytes, max threads per block, the compiler's waves per
+    SIMD)} of one file, from hipcc's device assembly (its '; Kernel info' comments and metadata)."""
+    cmd = ["hipcc", "-std=c++17", "-O3", f"--offload-arch={arch}", "--cuda-device-only", "-S", "-o", "-",
+           "-I", os.path.join(ROOT, "common", "include"), "-I", os.path.join(ROOT, "labs", "06-sgemm"),
+           "-I", SOL, "-I", os.path.join(SOL, "steps"), path]
+    asm = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    info, flat, current, last_flat = {}, {}, None, None
+    for line in asm.splitlines():
+        m = re.match(r"\s*\.size\s+([^,\s]+),", line)
+        if m:
+            current = m.group(1)
+            info[current] = {}
+            continue
+        m = re.match(r"; (TotalNumVgprs|LDSByteSize|Occupancy): (\d+)", line)
+        if m and current:
+            info[current][m.group(1)] = int(m.group(2))
+            continue
+        m = re.match(r"\s*\.max_flat_workgroup_size:\s*(\d+)", line)
+        if m:
+            last_flat = int(m.group(1))
+            continue
+        m = re.match(r"\s*\.name:\s*(\S+)", line)
+        if m and last_flat is not None:
+            flat[m.group(1)] = last_flat
+            last_flat = None
+    kernels = [k for k in info if k in flat and "Occupancy" in info[k]]
+    names = subprocess.run(["c++filt"], input="\n".join(kernels), capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    return {name: (info[k]["TotalNumVgprs"], info[k].get("LDSByteSize", 0), flat[k], info[k]["Occupancy"])
+            for name, k in zip(names, kernels)}
 
 
 def file_row(path):
@@ -64,6 +105,13 @@ def file_row(path):
 
 
 def main():
+    arch, hip = "sm_90", None
+    if len(sys.argv) > 2 and sys.argv[1] in ("--arch", "--hip"):
+        if sys.argv[1] == "--arch":
+            arch = sys.argv[2]
+        else:
+            hip = sys.argv[2]
+        del sys.argv[1:3]
     if len(sys.argv) > 1:  # resources.py NAME=FILE ...: one row per hand-in
         print("step\tregisters\tshared_bytes\tkernel")
         for arg in sys.argv[1:]:
@@ -71,19 +119,34 @@ def main():
             regs, smem, kernel = file_row(path)
             print(f"{name}\t{regs}\t{smem}\t{kernel}")
         return
-    print("# python3 tools/perfmodel/resources.py (nvcc %s, sm_90, -O3, compile only)" %
-          subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split("release ")[-1].split(",")[0])
-    print("step\tregisters\tshared_bytes\tkernel")
+    if hip:
+        version = subprocess.run(["hipcc", "--version"], capture_output=True, text=True).stdout
+        m = re.search(r"HIP version: (\S+)", version)
+        print("# python3 tools/perfmodel/resources.py --hip %s (hipcc, HIP %s, -O3, compile only)" %
+              (hip, m.group(1) if m else "?"))
+        print("step\tregisters\tshared_bytes\tmax_threads\tcompiler_occupancy\tkernel")
+    else:
+        print("# python3 tools/perfmodel/resources.py%s (nvcc %s, %s, -O3, compile only)" % (
+            "" if arch == "sm_90" else " --arch " + arch,
+            subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.split("release ")[-1].split(",")[0],
+            arch))
+        print("step\tregisters\tshared_bytes\tkernel")
     cache = {}
     for step, src, pattern in STEPS:
         path = os.path.join(SOL, src)
         if path not in cache:
-            cache[path] = kernels_of(path)
+            cache[path] = hip_kernels_of(path, hip) if hip else kernels_of(path, arch)
         hits = [(k, v) for k, v in cache[path].items() if re.search(pattern, k)]
         if len(hits) != 1:
             sys.exit(f"step {step}: {len(hits)} kernels match {pattern!r} in {src}")
-        (name, (regs, smem)), = hits
-        print(f"{step}\t{regs}\t{smem}\t{name[:name.rfind('(')]}")
+        (name, fields), = hits
+        kernel = name[:name.rfind('(')]
+        if hip:
+            regs, smem, threads, occupancy = fields
+            print(f"{step}\t{regs}\t{smem}\t{threads}\t{occupancy}\t{kernel}")
+        else:
+            regs, smem = fields
+            print(f"{step}\t{regs}\t{smem}\t{kernel}")
 
 
 if __name__ == "__main__":

@@ -759,8 +759,11 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
     for (const auto& g : k.load_groups) groups.push_back(&g);
   }
   const KernelResources::LoadGroup* group = perfmodel::busiest_load_group(groups, requests_at, out.weight);
-  if (!gpu || !busiest || !group) {
+  if (!gpu || !gpu->measured || !busiest || !group) {
     if (!gpu) out.why = "the model has no GPU named '" + gpu_name + "'";
+    else if (!gpu->measured)
+      out.why = "the read bandwidth by bytes in flight was measured on an H200 only; the model's " + gpu_name +
+                " is public specifications";
     else if (!busiest) out.why = "the emulator recorded no launch shapes for the call";
     else out.why = why.empty() ? "no load in nvcc's PTX is on a line whose loads the emulator counted" : why;
     return out;

@@ -33,15 +33,55 @@ const Gpu* gpu(const std::string& name) {
   // (docs/results/perfmodel-h200/stores/stores.tsv; tools/perfmodel/stores_fit.py).
   static const Gpu h200{"H200", 132,  1.98e9, 4,       128,   1,   4,       1,        4.8e12,
                         65536,  256,  64,     32,      233472, 1024, 288, 3.87e12, 1.76e-12, 2.14e-11};
-  if (name == h200.name) return &h200;
+  // The others: public specifications only (Gpu::measured false); docs/results/perfmodel.md,
+  // "Other GPUs", gives each number's source. Unmeasured: the copy bandwidth (the datasheet's
+  // peak), the L2's latency (the H200's 145 ns at this GPU's clock), the stores' L2 costs (no term).
+  auto h200_latency_at = [](double clock_hz) { return 288.0 / 1.98e9 * clock_hz; };
+  // GeForce RTX 4090 (AD102, compute capability 8.9): 128 SMs, 2,520 MHz boost, 128 FP32 lanes and
+  // 4 schedulers per SM (82.6 TFLOP/s), 1,008 GB/s GDDR6X (NVIDIA's Ada whitepaper); compute
+  // capability 8.9's limits: 64 K registers in units of 256, 48 warps, 24 blocks, 100 KB of shared
+  // memory with 1 KB reserved per block (CUDA programming guide).
+  static const Gpu rtx4090 = [&] {
+    Gpu g{"RTX4090", 128, 2.52e9, 4, 128, 1, 4, 1, 1.008e12, 65536, 256, 48, 24, 102400, 1024,
+          h200_latency_at(2.52e9), 1.008e12};
+    g.measured = false;
+    return g;
+  }();
+  // Instinct MI300X (CDNA 3): 304 CUs, 2,100 MHz peak, 5.3 TB/s HBM3, 163.4 TFLOP/s FP32 vector
+  // (AMD's MI300X datasheet): 128 FP32 FMAs per CU and clock, packed. A CU: 4 SIMDs of 16 lanes,
+  // each running a 64-wide wave's instruction in 4 clocks (one wave instruction per CU and clock);
+  // LDS 64 KB, 32 banks of 4 bytes (one 32-lane wavefront per clock); the vector L1 64 bytes per
+  // clock (AMD's CDNA 3 whitepaper and ISA guide). Occupancy as the AMDGPU compiler computes it for
+  // gfx90a/gfx940: 512 KB of registers per CU (128 K), 512 per lane of each SIMD, allocated in
+  // units of 8; 8 waves per SIMD; 16 blocks of more than one wave (one barrier each).
+  static const Gpu mi300x = [&] {
+    Gpu g{"MI300X", 304, 2.1e9, 1, 128, 1, 2, 1, 5.3e12, 131072, 8 * 64, 32, 16, 65536, 0,
+          h200_latency_at(2.1e9), 5.3e12};
+    g.warp = 64;
+    g.simds = 4;
+    g.measured = false;
+    return g;
+  }();
+  for (const Gpu* g : {&h200, &rtx4090, &mi300x})
+    if (name == g->name) return g;
   return nullptr;
 }
 
+std::vector<std::string> gpu_names() { return {"H200", "RTX4090", "MI300X"}; }
+
 int occupancy(const Gpu& g, long long threads, int registers, long long shared_bytes, std::string& limit) {
-  const long long warps = ceil_div(threads, 32);
-  const long long per_warp = ceil_div(static_cast<long long>(registers) * 32, g.reg_unit) * g.reg_unit;
+  const long long warps = ceil_div(threads, g.warp);
+  const long long per_warp = ceil_div(static_cast<long long>(registers) * g.warp, g.reg_unit) * g.reg_unit;
+  long long by_registers = g.regs_per_sm / std::max(1LL, per_warp * warps);
+  long long by_blocks = g.max_blocks;
+  if (g.simds > 0) {
+    // A wave's registers come from one SIMD: whole waves per SIMD, then whole blocks per CU.
+    const long long per_simd = g.regs_per_sm / g.simds;
+    by_registers = per_simd / std::max(1LL, per_warp) * g.simds / warps;
+    if (warps == 1) by_blocks = g.max_warps;
+  }
   std::vector<std::pair<std::string, long long>> limits{
-      {"warps", g.max_warps / warps}, {"blocks", g.max_blocks}, {"registers", g.regs_per_sm / std::max(1LL, per_warp * warps)}};
+      {"warps", g.max_warps / warps}, {"blocks", by_blocks}, {"registers", by_registers}};
   if (shared_bytes) limits.push_back({"shared memory", g.shared_per_sm / (shared_bytes + g.shared_reserved)});
   auto best = limits.begin();
   for (auto it = limits.begin(); it != limits.end(); ++it)
@@ -69,16 +109,19 @@ Prediction predict_sgemm(const Counts& counted, int registers, long long shared_
     p.bound = b < 1 ? "occupancy" : "no blocks";
     return p;
   }
-  const double warps = static_cast<double>(ceil_div(threads, 32));
+  const double warps = static_cast<double>(ceil_div(threads, g.warp));
+  const double per_request = 32.0 / g.warp;  // instructions per request counted (per 32 lanes)
   const double per_sm = std::ceil(blocks / g.sms);
   const double lines = scaled("global_load_lines") + scaled("global_store_requests");
   const double sectors = scaled("global_load_sectors") + scaled("global_store_sectors");
   const double fp32 = scaled("fma") / g.fp32_lanes / blocks;
   const double shared = scaled("shared_wavefronts") / g.shared_wavefronts / blocks;
   const double l1 = std::max(sectors / g.l1_sectors, lines / g.l1_lines) / blocks;
-  // Warp instructions: non-memory thread instructions / 32, plus one per warp-level request.
-  const double warp_instr = ((scaled("total") - scaled("load") - scaled("store")) / 32 + scaled("global_load_requests") +
-                             scaled("global_store_requests") + scaled("shared_requests")) /
+  // Warp instructions: non-memory thread instructions / the warp's width, plus one per warp-level
+  // memory instruction.
+  const double warp_instr = ((scaled("total") - scaled("load") - scaled("store")) / g.warp +
+                             per_request * (scaled("global_load_requests") + scaled("global_store_requests") +
+                                            scaled("shared_requests"))) /
                             blocks;
   const double issue = warp_instr / std::min(static_cast<double>(g.schedulers), b * warps);
   const double service = std::max({issue, fp32, shared, l1}) / intervals;
@@ -109,8 +152,9 @@ Prediction predict_sgemm(const Counts& counted, int registers, long long shared_
 Prediction predict_roofline(const Counts& counted, double dram_bytes, const Gpu& g, double scale) {
   auto c = [&](const char* name) { return get(counted, name) * scale; };
   const double clock = g.clock_hz * g.sms;  // SM cycles per second, all SMs
-  const double warp_instr = (c("total") - c("load") - c("store")) / 32 + c("global_load_requests") +
-                            c("global_store_requests") + c("shared_requests");
+  const double warp_instr =
+      (c("total") - c("load") - c("store")) / g.warp +
+      32.0 / g.warp * (c("global_load_requests") + c("global_store_requests") + c("shared_requests"));
   const double sectors = c("global_load_sectors") + c("global_store_sectors");
   const double lines = c("global_load_lines") + c("global_store_lines");
   const std::pair<const char*, double> terms[] = {

@@ -25,9 +25,24 @@ struct Gpu {
   /// Global stores in the L2: seconds (GPU-wide) per sector and per 128-byte line of each store
   /// request, fitted to strided-store timings (tools/perfmodel/probes/stores.cu); 0: not measured
   double store_sector_seconds = 0, store_line_seconds = 0;
+  /// Threads per warp (an AMD wavefront: 64). The emulator counts memory requests per 32 lanes
+  /// at either width, so a request of a 64-wide warp's instruction counts twice.
+  int warp = 32;
+  /// 0: an SM's registers and warp slots are one pool (NVIDIA). n > 0: they are split over n SIMDs
+  /// (AMD CDNA): regs_per_sm and max_warps are the CU's totals, a wave's registers come from one
+  /// SIMD, reg_unit is the allocation unit of one wave's registers (threads x registers), and a
+  /// block of one wave is not held by max_blocks (it needs no barrier).
+  int simds = 0;
+  /// false: a parameter set from public specifications only, no number in it measured on that GPU
+  /// (copy_bytes_per_s is then the datasheet's peak and l2_latency_cycles the H200's latency in
+  /// nanoseconds at this GPU's clock): predictions on it are not validated.
+  bool measured = true;
 };
-/// "H200"; nullptr for a GPU the model has no parameters for.
+/// "H200" (validated against one), "RTX4090" and "MI300X" (public specifications only, see
+/// Gpu::measured); nullptr for a GPU the model has no parameters for.
 const Gpu* gpu(const std::string& name);
+/// The names gpu() knows, the validated one first.
+std::vector<std::string> gpu_names();
 
 /// One launch's counts, named as the columns of tools/perfmodel's tables: instructions by class
 /// (fma, fp32, integer, load, store, branch, convert, special, total), global_load_requests,
@@ -44,8 +59,10 @@ struct Prediction {
   std::map<std::string, double> terms;  ///< predict_roofline: seconds of each term (dram, issue, ...)
 };
 
-/// Blocks of `threads` threads that fit on one SM with `registers` per thread and `shared_bytes`
-/// per block, and what limits them (0 when not even one fits).
+/// Blocks of `threads` threads that fit on one SM (CU) with `registers` per thread and
+/// `shared_bytes` per block, and what limits them (0 when not even one fits). On a GPU with SIMDs
+/// (Gpu::simds) the registers limit the waves of each SIMD, as AMD's compiler computes its
+/// occupancy (tools/perfmodel/resources.py --hip sets the two side by side).
 int occupancy(const Gpu& g, long long threads, int registers, long long shared_bytes, std::string& limit);
 
 /// One launch of an n x n x n product, counted at `n` and predicted at `big_n`: counts that grow
