@@ -46,7 +46,7 @@ const StaticRanges& static_ranges() {
   return r;
 }
 
-enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned, kHostAccess, kSharedOutOfBounds };
+enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned, kHostAccess, kSharedOutOfBounds, kGlobalRace };
 
 std::string ids(const Worker& w, const Thread& t) { return describe_thread(w, t); }
 
@@ -223,19 +223,103 @@ void host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra)
   add_finding(f);
 }
 
-std::string write_write_race(const Worker& w, const Thread& t, unsigned other) {
-  return ids(w, t) + " writes a shared-memory word that " + thread_name(w, other) +
-         " also wrote, with no __syncthreads between them (write-write race)";
+std::string write_write_race(const Worker& w, const Thread& t, unsigned other, bool global = false) {
+  return ids(w, t) + (global ? " writes a device-memory word that " : " writes a shared-memory word that ") +
+         thread_name(w, other) + " also wrote, with no __syncthreads between them (write-write race" +
+         (global ? ": on a GPU the lanes of a warp store together, and one of the values is lost)" : ")");
 }
 
-/// The deferred check of a same-warp store (PendingStore): now that the store has happened, a
-/// race only if it changed the bytes.
+/// The deferred check of a same-warp store, or of any store to a device word another thread of
+/// the block wrote (PendingStore): now that the store has happened, a race only if it changed the
+/// bytes (threads that all write the same value to a flag do not race).
 void flush_pending_store(Worker& w) {
   PendingStore& p = w.pending_store;
   if (!p.active) return;
   p.active = false;
   if (std::memcmp(reinterpret_cast<const void*>(p.addr), p.before, p.size) != 0)
-    report(w, kRaceWriteWrite, p.ra, write_write_race(w, *p.thread, p.other), p.other_ra);
+    report(w, p.global ? kGlobalRace : kRaceWriteWrite, p.ra, write_write_race(w, *p.thread, p.other, p.global),
+           p.other_ra);
+}
+
+/// Keeps the bytes a store is about to overwrite, so that flush_pending_store can tell, at the
+/// worker's next access, whether it changed them.
+void defer_store_check(Worker& w, const Thread& t, std::uintptr_t a, unsigned size, std::uintptr_t ra,
+                       std::uint16_t other, std::uintptr_t other_ra, bool global) {
+  if (size > sizeof w.pending_store.before) return;
+  PendingStore& p = w.pending_store;
+  p.active = true;
+  p.addr = a;
+  p.size = size;
+  std::memcpy(p.before, reinterpret_cast<const void*>(a), size);
+  p.ra = ra;
+  p.other_ra = other_ra;
+  p.thread = &t;
+  p.other = other;
+  p.global = global;
+}
+
+/// Two accesses of one barrier interval are ordered only if they are the same thread's, or the
+/// same warp's with a __syncwarp between them.
+bool ordered_in_block(const Worker& w, const Thread& t, std::uint16_t other, std::uint32_t other_sync) {
+  const auto me = static_cast<std::uint16_t>(t.linear);
+  const unsigned ws = static_cast<unsigned>(warpSize);
+  return other == me || (other / ws == me / ws && w.warps[static_cast<std::size_t>(t.warp)].sync_epoch > other_sync);
+}
+
+/// The race check of device memory within a block: a plain load of a word another thread of the
+/// block stored to since the last __syncthreads (a counter incremented without atomics: the
+/// emulator runs a warp's lanes one after another, so each lane sees the last one's store and the
+/// result looks right, where a GPU's lanes load together and all but one increment are lost), and
+/// a plain store that changes such a word. Atomics are neither checked nor kept; nor is a load
+/// before another thread's store (the order the emulator runs lanes in cannot tell which came
+/// first on a GPU). Across blocks nothing is checked: a block's accesses are forgotten when it ends.
+void check_global(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
+  const std::uint32_t epoch = w.bar_epoch;
+  const std::uint32_t sync = w.warps[static_cast<std::size_t>(t.warp)].sync_epoch;
+  const auto me = static_cast<std::uint16_t>(t.linear);
+  bool conflict = false;
+  std::uint16_t other = 0;
+  std::uintptr_t other_ra = 0;
+  for (std::uintptr_t word = a / 4; word <= (a + size - 1) / 4; ++word) {
+    // The bytes of this word the access touches (a half or a char shares a word with others').
+    const std::uintptr_t lo = std::max(a, word * 4), hi = std::min(a + size, word * 4 + 4);
+    const auto bytes = static_cast<std::uint8_t>(((1u << (hi - lo)) - 1) << (lo - word * 4));
+    if (!store) {
+      const GlobalWord* g = w.global_shadow.find(word);
+      if (g && g->write_epoch == epoch && !g->several && (g->bytes & bytes) &&
+          !ordered_in_block(w, t, g->writer, g->writer_sync_epoch)) {
+        report(w, kGlobalRace, ra,
+               ids(w, t) + " reads a device-memory word that " + thread_name(w, g->writer) +
+                   " wrote with no __syncthreads between them (read-after-write race: on a GPU the lanes "
+                   "of a warp load together, before any of them stores)",
+               g->writer_ra);
+        return;
+      }
+      continue;
+    }
+    GlobalWord& g = w.global_shadow.insert(word);
+    if (g.write_epoch != epoch) {
+      g.bytes = bytes;
+      g.several = false;
+    } else if (g.writer == me) {
+      g.bytes |= bytes;
+    } else if (ordered_in_block(w, t, g.writer, g.writer_sync_epoch)) {
+      g.bytes = bytes;  // the earlier store is ordered before this one and before what follows it
+    } else {
+      if ((g.bytes & bytes) && !g.several && !conflict) {
+        conflict = true;
+        other = g.writer;
+        other_ra = g.writer_ra;
+      }
+      if (g.bytes & ~bytes) g.several = true;  // another thread's bytes stay in the word
+      g.bytes = bytes;
+    }
+    g.write_epoch = epoch;
+    g.writer = me;
+    g.writer_sync_epoch = sync;
+    g.writer_ra = ra;
+  }
+  if (conflict) defer_store_check(w, t, a, size, ra, other, other_ra, true);
 }
 
 void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra,
@@ -297,17 +381,7 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
       s.reader_ra = ra;
     }
   }
-  if (same_warp_write && size <= sizeof w.pending_store.before) {
-    PendingStore& p = w.pending_store;
-    p.active = true;
-    p.addr = a;
-    p.size = size;
-    std::memcpy(p.before, reinterpret_cast<const void*>(a), size);
-    p.ra = ra;
-    p.other_ra = same_warp_ra;
-    p.thread = &t;
-    p.other = same_warp_writer;
-  }
+  if (same_warp_write) defer_store_check(w, t, a, size, ra, same_warp_writer, same_warp_ra, false);
 }
 
 void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
@@ -390,6 +464,9 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   }
   if (index >= 0) {
     if (L.watched) watch_mark(L, index, a, size, flags);
+    if (g_sanitizer && !(flags & kAtomic) && w->checked &&
+        (store || w->global_shadow.may_hold(a / 4, (a + size - 1) / 4)))
+      check_global(*w, t, a, size, store, ra);
     record(*w, t, a, size, flags, ra);
     return;
   }
@@ -450,6 +527,7 @@ void tracing_flush_pending(Worker& w) { flush_pending_store(w); }
 
 void tracing_begin_block(Worker& w) {
   w.pending_store.active = false;
+  w.global_shadow.clear();
   // Only what the last block wrote: a kernel uses a few of the executable's shared variables, and
   // a block nobody traced wrote no shadow and counted no accesses.
   if (w.shadow_lo < w.shadow_hi)
@@ -468,7 +546,8 @@ const char* finding_kind_name(int kind) {
     case kNotDevice: return "not-device-memory";
     case kRaceWriteWrite:
     case kRaceReadWrite:
-    case kRaceWriteRead: return "race";
+    case kRaceWriteRead:
+    case kGlobalRace: return "race";
     case kUninitShared: return "uninitialized-shared";
     case kMisaligned: return "misaligned";
     case kHostAccess: return "host-access";
@@ -485,6 +564,7 @@ const char* finding_hint(int kind) {
     case kRaceWriteWrite:
     case kRaceWriteRead:
     case kRaceReadWrite: return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";
+    case kGlobalRace: return "a device-memory word that several threads of a block update needs atomicAdd (or atomicMax, ...), or a __syncthreads() between one thread's store and the others' loads; give each thread its own word where it can";
     case kUninitShared: return "write every shared element before reading it, and __syncthreads() before other threads read it";
     case kMisaligned: return "on a GPU this is a misaligned-address error: use float4 (16-byte) accesses only where the address is a multiple of 16";
     default: return "";  // host-access: its message says what to do

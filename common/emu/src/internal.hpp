@@ -3,6 +3,7 @@
 
 #include "fiber_context.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -88,6 +89,93 @@ struct PendingStore {
   std::uintptr_t ra = 0, other_ra = 0;
   const Thread* thread = nullptr;
   std::uint16_t other = 0;  ///< linear id of the lane that wrote the word before
+  bool global = false;      ///< a device-memory word (else a shared-memory one)
+};
+
+/// The last plain store of the running block to one 4-byte word of device memory (the sanitizer's
+/// race check of global memory within a block; atomics are not kept).
+struct GlobalWord {
+  std::uint32_t write_epoch = 0;
+  std::uint32_t writer_sync_epoch = 0;
+  std::uint16_t writer = 0;
+  std::uint8_t bytes = 0;      ///< the bytes of the word the writer stored (bit i: byte i)
+  bool several = false;        ///< threads unordered with each other stored to different bytes:
+                               ///< who wrote which is not kept, and the word is not checked
+  std::uintptr_t writer_ra = 0;
+};
+
+/// The device words a block stored to, by address / 4: an open-addressing table whose slots are
+/// valid only for the current generation, so that forgetting a block's words costs nothing (a
+/// block's stores are many and short-lived; a node-based map allocated one node per word).
+class GlobalShadow {
+ public:
+  bool empty() const { return used_ == 0; }
+  /// False when no word of [first, last] can have been stored to (outside the stores' range).
+  bool may_hold(std::uintptr_t first, std::uintptr_t last) const { return last >= lo_ && first <= hi_; }
+  /// The word's entry, or null when the block has not stored to it.
+  GlobalWord* find(std::uintptr_t word) {
+    if (word < lo_ || word > hi_) return nullptr;  // most loads: not the stores' array
+    for (std::size_t i = slot_of(word);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.generation != generation_) return nullptr;
+      if (s.word == word) return &s.entry;
+    }
+  }
+  /// The word's entry, added (all zero) if the block has not stored to it.
+  GlobalWord& insert(std::uintptr_t word) {
+    if ((used_ + 1) * 2 > slots_.size()) grow();
+    for (std::size_t i = slot_of(word);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.generation != generation_) {
+        s = Slot{word, generation_, GlobalWord{}};
+        ++used_;
+        lo_ = std::min(lo_, word);
+        hi_ = std::max(hi_, word);
+        return s.entry;
+      }
+      if (s.word == word) return s.entry;
+    }
+  }
+  /// Forgets every word (a new block); a table grown past 1 M slots is given back.
+  void clear() {
+    if (used_ == 0) return;
+    used_ = 0;
+    lo_ = ~std::uintptr_t{0};
+    hi_ = 0;
+    if (slots_.size() > (std::size_t{1} << 20) || ++generation_ == 0) {
+      slots_.clear();
+      slots_.shrink_to_fit();
+      mask_ = 0;
+      generation_ = 1;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::uintptr_t word = 0;
+    std::uint32_t generation = 0;
+    GlobalWord entry;
+  };
+  std::size_t slot_of(std::uintptr_t word) const {
+    return static_cast<std::size_t>((word * 0x9e3779b97f4a7c15ull) >> 20) & mask_;
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    const std::size_t size = old.empty() ? 1024 : old.size() * 2;
+    slots_.assign(size, Slot{});
+    mask_ = size - 1;
+    const std::uint32_t live = generation_;
+    generation_ = 1;
+    used_ = 0;
+    lo_ = ~std::uintptr_t{0};
+    hi_ = 0;
+    for (const Slot& s : old)
+      if (s.generation == live) insert(s.word) = s.entry;
+  }
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 0, used_ = 0;
+  std::uint32_t generation_ = 1;
+  std::uintptr_t lo_ = ~std::uintptr_t{0}, hi_ = 0;  ///< the range of the words stored to
 };
 
 /// A sanitizer finding as first seen in a block, before symbolisation (metrics.cpp).
@@ -187,6 +275,9 @@ struct Worker {
   /// start, the rest is clear already (an untraced block clears nothing).
   std::size_t shadow_lo = 0, shadow_hi = 0;
   std::uint32_t bar_epoch = 1;
+  /// Device-memory words the running block stored to (checked blocks only), by address / 4:
+  /// another thread's read of one in the same barrier interval is a race (access.cpp).
+  GlobalShadow global_shadow;
   PendingStore pending_store;
   std::vector<FindingRecord> findings;
   std::size_t allocation_hint[2] = {0, 0};  ///< the launch's allocations of the last two device accesses

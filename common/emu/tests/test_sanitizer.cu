@@ -122,6 +122,28 @@ __global__ void atomic_sum(const float* in, float* out) {
   atomicAdd(out, in[threadIdx.x]);
 }
 
+// Device memory shared by a block's threads: a counter incremented without atomics (threads of
+// one key load, add and store it), the same with atomicAdd, one word every thread stores (the
+// same value, or its own), and a value thread 0 stores and the others load after a barrier.
+__global__ void global_counts(const int* keys, int* counts, int mode) {
+  const int k = keys[threadIdx.x];
+  if (mode == 0) counts[k] += 1;
+  if (mode == 1) atomicAdd(&counts[k], 1);
+  if (mode == 2) counts[0] = 7;
+  if (mode == 3) counts[0] = static_cast<int>(threadIdx.x);
+  if (mode == 4) {
+    if (threadIdx.x == 0) counts[1] = 5;
+    __syncthreads();
+    counts[2 + threadIdx.x % 2] = counts[1];  // every thread loads 5 and stores it to word 2 or 3
+  }
+}
+
+// Each thread stores and then loads its own byte: four threads share each 4-byte word.
+__global__ void own_bytes(unsigned char* out) {
+  out[threadIdx.x] = static_cast<unsigned char>(threadIdx.x);
+  out[threadIdx.x] = static_cast<unsigned char>(out[threadIdx.x] + 1);
+}
+
 class Sanitizer : public EmuTest {
  protected:
   void SetUp() override {
@@ -388,4 +410,55 @@ TEST_P(Sanitizer, AtomicAddIsOneAtomicNotALoadToo) {
   }
   EXPECT_EQ(atomics, 1);
   EXPECT_EQ(loads, 1) << "the line's one load is in[threadIdx.x]; the atomic's own read is not a second";
+}
+
+TEST_P(Sanitizer, ACounterIncrementedWithoutAtomicsIsARaceInDeviceMemory) {
+  if (!emu::metrics_available()) GTEST_SKIP() << "untraced build";
+  std::vector<int> keys(64);
+  for (int i = 0; i < 64; ++i) keys[static_cast<std::size_t>(i)] = i % 4;  // 16 threads per key
+  DeviceBuffer<int> k(keys), counts(std::vector<int>(4, 0));
+  launch(global_counts, 1, 64, 0, k.data(), counts.data(), 0);
+  gpulab::synchronize();
+  // The emulator's lanes run one after another, so the counts come out right here...
+  EXPECT_EQ(counts.download(), std::vector<int>(4, 16));
+  // ... and the sanitizer says why a GPU loses increments.
+  const auto races = of_kind("race");
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_NE(races[0].message.find("reads a device-memory word"), std::string::npos) << races[0].message;
+  EXPECT_NE(races[0].message.find("read-after-write race"), std::string::npos) << races[0].message;
+  EXPECT_NE(races[0].message.find("atomicAdd"), std::string::npos) << races[0].message;
+  EXPECT_EQ(races[0].line, line_of("global_counts", 1, "counts[k] += 1")) << races[0].message;
+}
+
+TEST_P(Sanitizer, DeviceMemoryWithAtomicsOneValueOrABarrierIsNoRace) {
+  DeviceBuffer<int> k(std::vector<int>(64, 0)), counts(std::vector<int>(4, 0));
+  for (int mode : {1, 2, 4}) {
+    emu::reset_findings();
+    launch(global_counts, 1, 64, 0, k.data(), counts.data(), mode);
+    gpulab::synchronize();
+    const auto races = of_kind("race");
+    EXPECT_TRUE(races.empty()) << "mode " << mode << ": " << races[0].message;
+  }
+  EXPECT_EQ(counts.download()[0], 7);
+}
+
+TEST_P(Sanitizer, ThreadsStoringTheirOwnValuesToOneDeviceWordRace) {
+  if (!emu::metrics_available()) GTEST_SKIP() << "untraced build";
+  DeviceBuffer<int> k(std::vector<int>(64, 0)), counts(std::vector<int>(4, 0));
+  launch(global_counts, 1, 64, 0, k.data(), counts.data(), 3);
+  gpulab::synchronize();
+  const auto races = of_kind("race");
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_NE(races[0].message.find("write-write race"), std::string::npos) << races[0].message;
+  EXPECT_NE(races[0].message.find("device-memory word"), std::string::npos) << races[0].message;
+  EXPECT_EQ(races[0].line, line_of("global_counts", 1, "counts[0] = static_cast<int>")) << races[0].message;
+}
+
+TEST_P(Sanitizer, ThreadsOfOneDeviceWordsOwnBytesDoNotRace) {
+  DeviceBuffer<unsigned char> out(std::vector<unsigned char>(64, 0));
+  launch(own_bytes, 1, 64, 0, out.data());
+  gpulab::synchronize();
+  const auto races = of_kind("race");
+  EXPECT_TRUE(races.empty()) << races[0].message;
+  EXPECT_EQ(out.download()[63], 64);
 }

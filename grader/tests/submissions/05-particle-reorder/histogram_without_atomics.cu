@@ -2,8 +2,12 @@
 // add one and store it, and all but one increment are lost when they run together. On a GPU the
 // lanes of a warp execute the load, the add and the store together, so lanes of one key lose
 // their increments every time. The emulator runs a warp's lanes one after the other between
-// barriers: only blocks running at the same time on different worker threads race, sometimes,
-// so no verdict is stated for it (it fails on some runs and not on others).
+// barriers, so its counts are wrong only when blocks running at the same time on different worker
+// threads race (some runs, not others: no correctness verdict is stated for it there). Its
+// sanitizer sees every time that a thread loads a device word another thread of its block stored
+// to with no __syncthreads between them.
+// expect[emu]: lab fail
+// expect[emu]: sanitizer fail "read-after-write race"
 // expect[cuda]: lab fail
 // expect[cuda]: correctness fail "cell_start["
 // expect[cuda]: correctness fail "with atomics"
