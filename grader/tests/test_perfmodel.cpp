@@ -196,6 +196,16 @@ TEST(Gpus, EveryNamedSetIsFoundAndOnlyTheH200IsMeasured) {
   EXPECT_EQ(pm::gpu("MI300X")->warp, 64);
 }
 
+// A grade predicts only for a GPU measured on: the others are refused, with the reason.
+TEST(Gpus, GradesPredictOnlyForAMeasuredGpu) {
+  std::string why;
+  EXPECT_EQ(pm::grading_gpu("H200", why), pm::gpu("H200"));
+  EXPECT_EQ(pm::grading_gpu("MI300X", why), nullptr);
+  EXPECT_NE(why.find("public specifications only"), std::string::npos) << why;
+  EXPECT_EQ(pm::grading_gpu("A100", why), nullptr);
+  EXPECT_NE(why.find("no parameters for a GPU named 'A100'"), std::string::npos) << why;
+}
+
 // Compute capability 8.9's limits (48 warps, 24 blocks, 64 K registers in units of 256 per warp,
 // 100 KB of shared memory and 1 KB reserved per block), as the CUDA occupancy calculator applies them.
 TEST(Occupancy, Rtx4090FollowsComputeCapability89sLimits) {

@@ -94,10 +94,10 @@ def hip_kernels_of(path, arch):
             for name, k in zip(names, kernels)}
 
 
-def file_row(path):
+def file_row(path, arch="sm_90"):
     """(registers, shared bytes, kernel) of the one kernel of a hand-in file; exits if it has none
     or several (the model would not know which one the 4096^3 product runs)."""
-    found = kernels_of(path)
+    found = kernels_of(path, arch)
     if len(found) != 1:
         sys.exit(f"{path}: {len(found)} kernels (one expected)")
     (name, (regs, smem)), = found.items()
@@ -106,17 +106,21 @@ def file_row(path):
 
 def main():
     arch, hip = "sm_90", None
-    if len(sys.argv) > 2 and sys.argv[1] in ("--arch", "--hip"):
+    if len(sys.argv) > 1 and sys.argv[1] in ("--arch", "--hip"):
+        if len(sys.argv) < 3 or sys.argv[2].startswith("-") or "=" in sys.argv[2]:
+            sys.exit(f"{sys.argv[1]} needs an architecture (e.g. --arch sm_89, --hip gfx940)")
         if sys.argv[1] == "--arch":
             arch = sys.argv[2]
         else:
             hip = sys.argv[2]
         del sys.argv[1:3]
+    if len(sys.argv) > 1 and hip:
+        sys.exit("--hip reads the ladder's steps only, not NAME=FILE hand-ins")
     if len(sys.argv) > 1:  # resources.py NAME=FILE ...: one row per hand-in
         print("step\tregisters\tshared_bytes\tkernel")
         for arg in sys.argv[1:]:
             name, path = arg.split("=", 1)
-            regs, smem, kernel = file_row(path)
+            regs, smem, kernel = file_row(path, arch)
             print(f"{name}\t{regs}\t{smem}\t{kernel}")
         return
     if hip:

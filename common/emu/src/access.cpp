@@ -226,7 +226,7 @@ void host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra)
 std::string write_write_race(const Worker& w, const Thread& t, unsigned other, bool global = false) {
   return ids(w, t) + (global ? " writes a device-memory word that " : " writes a shared-memory word that ") +
          thread_name(w, other) + " also wrote, with no __syncthreads between them (write-write race" +
-         (global ? ": on a GPU the lanes of a warp store together, and one of the values is lost)" : ")");
+         (global ? ": on a GPU which value is left depends on the order the threads happen to run in)" : ")");
 }
 
 /// The deferred check of a same-warp store, or of any store to a device word another thread of
@@ -236,17 +236,22 @@ void flush_pending_store(Worker& w) {
   PendingStore& p = w.pending_store;
   if (!p.active) return;
   p.active = false;
-  if (std::memcmp(reinterpret_cast<const void*>(p.addr), p.before, p.size) != 0)
+  const auto* now = reinterpret_cast<const unsigned char*>(p.addr);
+  bool changed = false;
+  for (unsigned i = 0; i < p.size; ++i) changed = changed || ((p.compare >> i & 1u) && now[i] != p.before[i]);
+  if (changed)
     report(w, p.global ? kGlobalRace : kRaceWriteWrite, p.ra, write_write_race(w, *p.thread, p.other, p.global),
            p.other_ra);
 }
 
 /// Keeps the bytes a store is about to overwrite, so that flush_pending_store can tell, at the
-/// worker's next access, whether it changed them.
+/// worker's next access, whether it changed those of them in `compare` (bit i: byte i of the
+/// access; the bytes another thread stored too).
 void defer_store_check(Worker& w, const Thread& t, std::uintptr_t a, unsigned size, std::uintptr_t ra,
-                       std::uint16_t other, std::uintptr_t other_ra, bool global) {
+                       std::uint16_t other, std::uintptr_t other_ra, bool global, std::uint16_t compare = 0xffff) {
   if (size > sizeof w.pending_store.before) return;
   PendingStore& p = w.pending_store;
+  p.compare = compare;
   p.active = true;
   p.addr = a;
   p.size = size;
@@ -278,6 +283,7 @@ void check_global(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
   const std::uint32_t sync = w.warps[static_cast<std::size_t>(t.warp)].sync_epoch;
   const auto me = static_cast<std::uint16_t>(t.linear);
   bool conflict = false;
+  std::uint16_t overlap = 0;  // the bytes of the access another thread stored too (bit i: byte i)
   std::uint16_t other = 0;
   std::uintptr_t other_ra = 0;
   for (std::uintptr_t word = a / 4; word <= (a + size - 1) / 4; ++word) {
@@ -288,16 +294,21 @@ void check_global(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
       const GlobalWord* g = w.global_shadow.find(word);
       if (g && g->write_epoch == epoch && !g->several && (g->bytes & bytes) &&
           !ordered_in_block(w, t, g->writer, g->writer_sync_epoch)) {
+        const bool same_warp = g->writer / static_cast<unsigned>(warpSize) == me / static_cast<unsigned>(warpSize);
         report(w, kGlobalRace, ra,
                ids(w, t) + " reads a device-memory word that " + thread_name(w, g->writer) +
-                   " wrote with no __syncthreads between them (read-after-write race: on a GPU the lanes "
-                   "of a warp load together, before any of them stores)",
+                   " wrote with no __syncthreads between them (read-after-write race: " +
+                   (same_warp ? "on a GPU the lanes of a warp load together, before any of them stores)"
+                              : "on a GPU the warps of a block run at the same time, so the load may come "
+                                "before the store)"),
                g->writer_ra);
         return;
       }
       continue;
     }
-    GlobalWord& g = w.global_shadow.insert(word);
+    GlobalWord* slot = w.global_shadow.insert(word);
+    if (!slot) continue;  // the table is full: this word is not kept
+    GlobalWord& g = *slot;
     if (g.write_epoch != epoch) {
       g.bytes = bytes;
       g.several = false;
@@ -306,10 +317,11 @@ void check_global(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
     } else if (ordered_in_block(w, t, g.writer, g.writer_sync_epoch)) {
       g.bytes = bytes;  // the earlier store is ordered before this one and before what follows it
     } else {
-      if ((g.bytes & bytes) && !g.several && !conflict) {
+      if ((g.bytes & bytes) && !g.several) {
+        if (!conflict) other = g.writer, other_ra = g.writer_ra;
         conflict = true;
-        other = g.writer;
-        other_ra = g.writer_ra;
+        for (unsigned k = 0; k < 4; ++k)
+          if (g.bytes & bytes & (1u << k)) overlap |= static_cast<std::uint16_t>(1u << (word * 4 + k - a));
       }
       if (g.bytes & ~bytes) g.several = true;  // another thread's bytes stay in the word
       g.bytes = bytes;
@@ -319,7 +331,7 @@ void check_global(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
     g.writer_sync_epoch = sync;
     g.writer_ra = ra;
   }
-  if (conflict) defer_store_check(w, t, a, size, ra, other, other_ra, true);
+  if (conflict) defer_store_check(w, t, a, size, ra, other, other_ra, true, overlap);
 }
 
 void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra,

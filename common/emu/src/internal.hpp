@@ -90,6 +90,7 @@ struct PendingStore {
   const Thread* thread = nullptr;
   std::uint16_t other = 0;  ///< linear id of the lane that wrote the word before
   bool global = false;      ///< a device-memory word (else a shared-memory one)
+  std::uint16_t compare = 0xffff;  ///< the bytes to compare (bit i: byte i of the access)
 };
 
 /// The last plain store of the running block to one 4-byte word of device memory (the sanitizer's
@@ -121,9 +122,16 @@ class GlobalShadow {
       if (s.word == word) return &s.entry;
     }
   }
-  /// The word's entry, added (all zero) if the block has not stored to it.
-  GlobalWord& insert(std::uintptr_t word) {
-    if ((used_ + 1) * 2 > slots_.size()) grow();
+  /// The most slots a table grows to (about 80 MB: a block storing to a million words); past
+  /// that a block's further words are not kept, and not checked.
+  static constexpr std::size_t kMaxSlots = std::size_t{1} << 21;
+  /// The word's entry, added (all zero) if the block has not stored to it; null when the table
+  /// is full.
+  GlobalWord* insert(std::uintptr_t word) {
+    if ((used_ + 1) * 2 > slots_.size()) {
+      if (slots_.size() >= kMaxSlots) return find(word);
+      grow();
+    }
     for (std::size_t i = slot_of(word);; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.generation != generation_) {
@@ -131,9 +139,9 @@ class GlobalShadow {
         ++used_;
         lo_ = std::min(lo_, word);
         hi_ = std::max(hi_, word);
-        return s.entry;
+        return &s.entry;
       }
-      if (s.word == word) return s.entry;
+      if (s.word == word) return &s.entry;
     }
   }
   /// Forgets every word (a new block); a table grown past 1 M slots is given back.
@@ -170,7 +178,7 @@ class GlobalShadow {
     lo_ = ~std::uintptr_t{0};
     hi_ = 0;
     for (const Slot& s : old)
-      if (s.generation == live) insert(s.word) = s.entry;
+      if (s.generation == live) *insert(s.word) = s.entry;
   }
   std::vector<Slot> slots_;
   std::size_t mask_ = 0, used_ = 0;

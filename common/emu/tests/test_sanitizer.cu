@@ -138,6 +138,13 @@ __global__ void global_counts(const int* keys, int* counts, int mode) {
   }
 }
 
+// Thread 0 stores byte 0 of a word; thread 1 then stores the whole word, the same value in byte 0
+// and its own in the others (differ: a different value in byte 0 too).
+__global__ void byte_then_word(unsigned* words, int differ) {
+  if (threadIdx.x == 0) reinterpret_cast<unsigned char*>(words)[0] = 7;
+  if (threadIdx.x == 1) words[0] = (differ ? 8u : 7u) | (threadIdx.x << 8);
+}
+
 // Each thread stores and then loads its own byte: four threads share each 4-byte word.
 __global__ void own_bytes(unsigned char* out) {
   out[threadIdx.x] = static_cast<unsigned char>(threadIdx.x);
@@ -461,4 +468,17 @@ TEST_P(Sanitizer, ThreadsOfOneDeviceWordsOwnBytesDoNotRace) {
   const auto races = of_kind("race");
   EXPECT_TRUE(races.empty()) << races[0].message;
   EXPECT_EQ(out.download()[63], 64);
+}
+
+TEST_P(Sanitizer, AStoreRacesOnlyOnTheBytesAnotherThreadStoredToo) {
+  if (!emu::metrics_available()) GTEST_SKIP() << "untraced build";
+  DeviceBuffer<unsigned> words(std::vector<unsigned>(1, 0));
+  launch(byte_then_word, 1, 32, 0, words.data(), 0);  // byte 0 left as it was: no race
+  gpulab::synchronize();
+  EXPECT_TRUE(of_kind("race").empty()) << of_kind("race")[0].message;
+  launch(byte_then_word, 1, 32, 0, words.data(), 1);  // byte 0 changed: a write-write race
+  gpulab::synchronize();
+  const auto races = of_kind("race");
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_NE(races[0].message.find("write-write race"), std::string::npos) << races[0].message;
 }

@@ -704,12 +704,9 @@ void judge_findings(const std::vector<const Call*>& calls) {
 CopyPrediction predict_fraction_of_copy(const Call& call, const std::string& gpu, double useful_bytes) {
   CopyPrediction out;
   const double bytes = useful_bytes > 0 ? useful_bytes : call.io_bytes();
-  const perfmodel::Gpu* g = perfmodel::gpu(gpu);
+  const perfmodel::Gpu* g = perfmodel::grading_gpu(gpu, out.why);
   const Evidence& e = call.evidence();
-  if (!g) {
-    out.why = "the performance model has no parameters for a GPU named '" + gpu + "'";
-    return out;
-  }
+  if (!g) return out;
   if (!e.available || e.launch_shapes.empty()) {
     out.why = e.available ? "no kernel ran" : "this emulator build has no memory-access tracing";
     return out;
@@ -846,9 +843,10 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
   }
   report_metrics(call);
   const CopyPrediction p = predict_fraction_of_copy(call, gpu, useful_bytes);
-  const perfmodel::Gpu* g = perfmodel::gpu(gpu);
+  std::string unusable;
+  const perfmodel::Gpu* g = perfmodel::grading_gpu(gpu, unusable);
   if (!p.available || !g) {
-    ADD_FAILURE() << call.what() << ": no prediction: " << (p.available ? "no model of an " + gpu : p.why);
+    ADD_FAILURE() << call.what() << ": no prediction: " << (p.available ? unusable : p.why);
     return 0;
   }
   double fraction = std::min(p.fraction, 1.0);

@@ -69,6 +69,15 @@ const Gpu* gpu(const std::string& name) {
 
 std::vector<std::string> gpu_names() { return {"H200", "RTX4090", "MI300X"}; }
 
+const Gpu* grading_gpu(const std::string& name, std::string& why) {
+  const Gpu* g = gpu(name);
+  if (!g) why = "the performance model has no parameters for a GPU named '" + name + "'";
+  else if (!g->measured)
+    why = "the performance model's " + name +
+          " is public specifications only, nothing measured on one: a grade predicts for a measured GPU (H200)";
+  return g && g->measured ? g : nullptr;
+}
+
 int occupancy(const Gpu& g, long long threads, int registers, long long shared_bytes, std::string& limit) {
   const long long warps = ceil_div(threads, g.warp);
   const long long per_warp = ceil_div(static_cast<long long>(registers) * g.warp, g.reg_unit) * g.reg_unit;

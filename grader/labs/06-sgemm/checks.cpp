@@ -312,7 +312,8 @@ TEST(performance, predicted_fraction_of_vendor) {
   std::string why;
   const std::vector<kit::KernelResources> kernels = kit::kernel_resources(why);
   const std::string model_name = r.text("performance.emu", "model").value_or("");
-  const perfmodel::Gpu* gpu = perfmodel::gpu(model_name);
+  std::string unusable;
+  const perfmodel::Gpu* gpu = perfmodel::grading_gpu(model_name, unusable);
   // Built with the counting pass: some launch counted instructions. (A launch of a kernel from
   // outside the counted file is still predicted, from its traffic and shape: one such launch must
   // not turn the whole grade back into the traffic rule.)
@@ -321,7 +322,7 @@ TEST(performance, predicted_fraction_of_vendor) {
   if (!gpu || kernels.empty() || !counted) {
     // Without a prediction: the traffic rule (bytes per FMA and bank conflicts), which cannot tell
     // a 1D register tile from a fast kernel (docs/results/verdict-agreement.md).
-    if (!gpu) why = "the rubric names no GPU the model knows (performance.emu model = " + model_name + ")";
+    if (!gpu) why = unusable + " (the rubric's performance.emu model)";
     else if (kernels.empty()) why = why.empty() ? "no registers per kernel" : why;
     else why = "the kernels were built without the instruction-counting pass (llvm-14-dev)";
     const double max_bytes = r.number("performance.emu", "max_global_bytes_per_fma");

@@ -43,6 +43,9 @@ struct Gpu {
 const Gpu* gpu(const std::string& name);
 /// The names gpu() knows, the validated one first.
 std::vector<std::string> gpu_names();
+/// The GPU a grade may predict for: one gpu() knows whose parameters were measured on it
+/// (Gpu::measured); otherwise null, and `why` says which of the two it is not.
+const Gpu* grading_gpu(const std::string& name, std::string& why);
 
 /// One launch's counts, named as the columns of tools/perfmodel's tables: instructions by class
 /// (fma, fp32, integer, load, store, branch, convert, special, total), global_load_requests,
