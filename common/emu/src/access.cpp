@@ -351,10 +351,8 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
   for (std::size_t i = first; i <= last; ++i) {
     if (shadow_offset + i >= w.shadow.size()) break;
     ShadowWord& s = w.shadow[shadow_offset + i];
-    // Two accesses of one epoch are ordered only if they are the same thread's, or the same
-    // warp's with a __syncwarp between them.
     auto ordered = [&](std::uint16_t other, std::uint32_t other_sync) {
-      return other == me || (other / ws == me / ws && sync > other_sync);
+      return ordered_in_block(w, t, other, other_sync);
     };
     if (store) {
       if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch)) {
