@@ -70,6 +70,20 @@ elseif(GPULAB_BACKEND STREQUAL "rocm")
   message(STATUS "gpulab: HIP targets ${GPULAB_HIP_ARCHITECTURES}")
 endif()
 
+# The twin pass (tools/perfmodel/twin_pass.cpp) for one source of target, where it is built: a
+# block loop of each kernel without barriers, warp collectives or calls (all its threads in one
+# call, which the compiler may vectorise), run by the emulator in blocks nobody checks; in a file
+# with access tracing also an untraced twin of every function. Also for a kernel file compiled as
+# plain C++ (`./gpulab run --no-checks`, the emulator's benchmark).
+function(gpulab_block_loops target src)
+  if(GPULAB_BACKEND STREQUAL "emu" AND GPULAB_TWIN_PASS_FOUND)
+    set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+      "-fpass-plugin=${GPULAB_TWIN_PASS}")
+    set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_TWIN_PASS}")
+    add_dependencies(${target} gpulab_twin_pass)
+  endif()
+endfunction()
+
 # Marks kernel sources (files that include gpulab/gpu.hpp and define __global__ functions) so
 # that each back-end compiles them the right way.
 function(gpulab_kernel_sources target)
@@ -87,13 +101,11 @@ function(gpulab_kernel_sources target)
           -fsanitize-coverage=func,trace-loads,trace-stores -fno-vectorize -fno-slp-vectorize
           -gline-tables-only)
       endif()
-      if(GPULAB_EMU_METRICS AND GPULAB_PLAIN_TWINS AND GPULAB_TWIN_PASS_FOUND)
+      if(GPULAB_PLAIN_TWINS)
         # An untraced twin of every function (tools/perfmodel/twin_pass.cpp), for a scope that
-        # sets GPULAB_PLAIN_TWINS: blocks outside the sample of GPULAB_EMU_CHECKS=sample run it.
-        set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
-          "-fpass-plugin=${GPULAB_TWIN_PASS}")
-        set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_TWIN_PASS}")
-        add_dependencies(${target} gpulab_twin_pass)
+        # sets GPULAB_PLAIN_TWINS: blocks outside the sample of GPULAB_EMU_CHECKS=sample run it;
+        # and block loops of the kernels without barriers, warp collectives or calls.
+        gpulab_block_loops(${target} ${src})
       endif()
       if(GPULAB_COUNT_INSTRUCTIONS AND GPULAB_COUNT_PASS_FOUND)
         # Instructions executed, by class (tools/perfmodel/count_pass.cpp), with or without the

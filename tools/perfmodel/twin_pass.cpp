@@ -1,8 +1,15 @@
-//===- twin_pass.cpp - gpulab: an untraced twin of every function ---------===//
+//===- twin_pass.cpp - gpulab: untraced twins, and block loops ------------===//
 //
-// LLVM 14 new-pass-manager plugin ("GpulabTwins", pipeline name "gpulab-twins")
-// for kernel files of the emu back-end built with access tracing
-// (-fsanitize-coverage=trace-loads,trace-stores).  Before SanitizerCoverage
+// LLVM 14 new-pass-manager plugin ("GpulabTwins") with two passes, both run
+// at the end of the optimisation pipeline, block loops first:
+//   * "gpulab-block-loops", for any kernel file of the emu back-end, traced
+//     or not: a block loop of each kernel without barriers, warp collectives
+//     or calls (see "block loops" below);
+//   * "gpulab-twins", for kernel files built with access tracing
+//     (-fsanitize-coverage=trace-loads,trace-stores; kernel.hpp then defines
+//     the marker gpulab_emu_traced_file).
+//
+// Untraced twins.  Before SanitizerCoverage
 // runs, every function defined in the module gets a twin: the same optimised
 // code, internal, named NAME.gpulab_plain, marked nosanitize_coverage so that
 // SanitizerCoverage leaves it without hooks.  Inside the twins:
@@ -23,17 +30,31 @@
 // ModuleSanitizerCoveragePass (the same slot as count_pass.cpp's annotation).
 //===----------------------------------------------------------------------===//
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/EarlyCSE.h"
+#include "llvm/Transforms/Scalar/GVN.h"
+#include "llvm/Transforms/Scalar/IndVarSimplify.h"
+#include "llvm/Transforms/Scalar/LICM.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Scalar/LoopRotation.h"
+#include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimplifyCFG.h"
+#include "llvm/Transforms/Vectorize/LoopVectorize.h"
+#include "llvm/Transforms/Vectorize/SLPVectorizer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
@@ -53,12 +74,387 @@ bool twinnable(const Function &F) {
   return !N.endswith(kSuffix) && !N.startswith("__sanitizer_") && !N.startswith("gpulab.twins.");
 }
 
+/// The functions of M that P accepts (collected first: the caller adds functions to M).
+template <class Pred> SmallVector<Function *, 16> functions_where(Module &M, Pred P) {
+  SmallVector<Function *, 16> Found;
+  for (Function &F : M)
+    if (P(F))
+      Found.push_back(&F);
+  return Found;
+}
+
+/// Fills T, a new function of F's type, with F's body (VMap maps F's arguments to T's, and may
+/// map other functions to replacements); T is internal and never traced.
+void clone_body(Function &F, Function &T, ValueToValueMapTy &VMap, SmallVectorImpl<ReturnInst *> &Returns) {
+  auto TA = T.arg_begin();
+  for (Argument &A : F.args()) {
+    TA->setName(A.getName());
+    VMap[&A] = &*TA++;
+  }
+  CloneFunctionInto(&T, &F, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
+  T.setLinkage(GlobalValue::InternalLinkage);
+  T.setVisibility(GlobalValue::DefaultVisibility);
+  T.setComdat(nullptr);
+  T.addFnAttr(Attribute::NoSanitizeCoverage);
+}
+
+/// A constructor of M (never traced) that calls Callee once with each row of arguments.
+void add_registration(Module &M, const Twine &Name, FunctionCallee Callee, ArrayRef<SmallVector<Value *, 3>> Rows) {
+  LLVMContext &Ctx = M.getContext();
+  Function *Ctor = Function::Create(FunctionType::get(Type::getVoidTy(Ctx), false), GlobalValue::InternalLinkage,
+                                    Name, &M);
+  Ctor->addFnAttr(Attribute::NoSanitizeCoverage);
+  IRBuilder<> B(BasicBlock::Create(Ctx, "entry", Ctor));
+  for (const auto &Row : Rows)
+    B.CreateCall(Callee, Row);
+  B.CreateRetVoid();
+  appendToGlobalCtors(M, Ctor, 0);
+}
+
+// ---- block loops ---------------------------------------------------------------------------
+// A kernel that never meets a barrier or a warp collective computes, run by the emulator, what
+// its threads compute one after another in the order of their linear index (scheduler.cpp,
+// direct_main). For such a kernel K this pass writes K.gpulab_block, of K's own type: loops over
+// the block's threads (z, y, then x innermost) around a copy of K's body, whose threadIdx,
+// blockIdx, blockDim and gridDim are locals set by the loops (blockIdx, blockDim and gridDim
+// read once, on entry). The loop and vectoriser passes then see one ordinary loop nest and may
+// run several threads in one vector instruction; they keep the loops' order of effects, so the
+// result is the threads' one after another. The emulator calls it once per block that nobody
+// checks (gpulab_emu_register_block).
+//
+// Which functions: every function of the module whose address is taken and that returns void
+// (the kernels a launch passes by pointer), calls nothing but LLVM intrinsics and a short list of
+// C math functions (so no barrier, no warp collective, no atomic, no function that might read
+// the index variables), and reads the index variables only by loads.
+
+constexpr const char *kBlockSuffix = ".gpulab_block";
+constexpr const char *kIndexVars[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+
+/// C math functions a kernel may call in a block loop: they read no emulator state.
+bool math_function(StringRef N) {
+  static const StringSet<> Names = {
+      "sqrt", "sqrtf", "cbrt", "cbrtf", "exp", "expf", "exp2", "exp2f", "expm1", "expm1f",
+      "log", "logf", "log2", "log2f", "log10", "log10f", "log1p", "log1pf", "pow", "powf",
+      "sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan",
+      "atanf", "atan2", "atan2f", "sinh", "sinhf", "cosh", "coshf", "tanh", "tanhf", "erf",
+      "erff", "erfc", "erfcf", "fabs", "fabsf", "floor", "floorf", "ceil", "ceilf", "round",
+      "roundf", "trunc", "truncf", "fmod", "fmodf", "fmin", "fminf", "fmax", "fmaxf", "fma",
+      "fmaf", "hypot", "hypotf", "copysign", "copysignf", "ldexp", "ldexpf", "rint", "rintf"};
+  return Names.count(N) > 0;
+}
+
+bool block_loop_candidate(const Function &F) {
+  if (F.isDeclaration() || F.isVarArg() || !F.getReturnType()->isVoidTy() || F.isIntrinsic())
+    return false;
+  const StringRef N = F.getName();
+  if (N.endswith(kSuffix) || N.endswith(kBlockSuffix) || N.startswith("gpulab.twins.") ||
+      N.startswith("__sanitizer_"))
+    return false;
+  if (!F.hasAddressTaken())
+    return false;
+  for (const Instruction &I : instructions(F)) {
+    const auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB)
+      continue;
+    if (!isa<CallInst>(CB) || CB->isInlineAsm())
+      return false;
+    const Function *Callee = CB->getCalledFunction();
+    if (!Callee)
+      return false;
+    if (Callee->isIntrinsic())
+      continue;
+    if (!Callee->isDeclaration() || !math_function(Callee->getName()))
+      return false;
+  }
+  return true;
+}
+
+bool uses_global(const Constant *C, const GlobalVariable *G) {
+  if (C == G)
+    return true;
+  if (const auto *CE = dyn_cast<ConstantExpr>(C))
+    for (const Use &U : CE->operands())
+      if (uses_global(cast<Constant>(U.get()), G))
+        return true;
+  return false;
+}
+
+/// C with G replaced by A, as instructions before Before (constant expressions of G become
+/// instructions: A is not a constant).
+Value *rebuild(Constant *C, GlobalVariable *G, Value *A, Instruction *Before) {
+  if (C == G)
+    return A;
+  auto *CE = dyn_cast<ConstantExpr>(C);
+  if (!CE || !uses_global(CE, G))
+    return C;
+  Instruction *NI = CE->getAsInstruction(Before);
+  for (unsigned i = 0; i < NI->getNumOperands(); ++i)
+    if (auto *OC = dyn_cast<Constant>(NI->getOperand(i)))
+      NI->setOperand(i, rebuild(OC, G, A, NI));
+  return NI;
+}
+
+/// Every use of G in F now uses A.
+void replace_in_function(Function &F, GlobalVariable *G, Value *A) {
+  SmallVector<std::pair<Instruction *, unsigned>, 16> Sites;
+  for (Instruction &I : instructions(F))
+    for (unsigned i = 0; i < I.getNumOperands(); ++i)
+      if (auto *C = dyn_cast<Constant>(I.getOperand(i)))
+        if (uses_global(C, G))
+          Sites.emplace_back(&I, i);
+  for (auto &[I, i] : Sites) {
+    Instruction *Before = I;
+    if (auto *Phi = dyn_cast<PHINode>(I))
+      Before = Phi->getIncomingBlock(i)->getTerminator();
+    I->setOperand(i, rebuild(cast<Constant>(I->getOperand(i)), G, A, Before));
+  }
+}
+
+/// Only loads read through P (and the stores and copies listed in Own write it).
+bool only_read(Value *P, const SmallPtrSetImpl<Instruction *> &Own) {
+  for (User *U : P->users()) {
+    auto *I = dyn_cast<Instruction>(U);
+    if (!I)
+      return false;
+    if (Own.count(I))
+      continue;
+    if (auto *L = dyn_cast<LoadInst>(I)) {
+      if (L->getPointerOperand() != P)
+        return false;
+    } else if (isa<GetElementPtrInst>(I) || isa<BitCastInst>(I)) {
+      if (I->getOperand(0) != P || !only_read(I, Own))
+        return false;
+    } else if (auto *MT = dyn_cast<MemTransferInst>(I)) {
+      if (MT->getRawSource() != P || MT->getRawDest() == P)
+        return false;
+    } else if (auto *II = dyn_cast<IntrinsicInst>(I)) {
+      if (!II->isLifetimeStartOrEnd())
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// {i32, i32, i32}: uint3 and dim3 as clang lays them out.
+bool three_ints(Type *T) {
+  auto *S = dyn_cast<StructType>(T);
+  if (!S || S->getNumElements() != 3)
+    return false;
+  for (Type *E : S->elements())
+    if (!E->isIntegerTy(32))
+      return false;
+  return true;
+}
+
+/// The module's index variable Name (declared if the kernel file never reads it).
+GlobalVariable *index_variable(Module &M, StringRef Name, StructType *Uint3) {
+  if (GlobalVariable *G = M.getNamedGlobal(Name))
+    return G;
+  auto *G = new GlobalVariable(M, Uint3, false, GlobalValue::ExternalLinkage, nullptr, Name, nullptr,
+                               GlobalValue::InitialExecTLSModel);
+  return G;
+}
+
+Function *make_block_loop(Function &F) {
+  Module &M = *F.getParent();
+  LLVMContext &Ctx = M.getContext();
+  Type *I32 = Type::getInt32Ty(Ctx);
+  StructType *Uint3 = nullptr;
+  GlobalVariable *Vars[4];
+  for (int k = 0; k < 4; ++k) {
+    GlobalVariable *G = M.getNamedGlobal(kIndexVars[k]);
+    if (G && (!three_ints(G->getValueType()) || !G->isThreadLocal()))
+      return nullptr;
+    if (G && !Uint3)
+      Uint3 = cast<StructType>(G->getValueType());
+  }
+  if (!Uint3)
+    return nullptr;  // reads no index variable: not a kernel of this kind
+  GlobalVariable *Tid = M.getNamedGlobal(kIndexVars[0]);
+  bool ReadsTid = false;
+  for (const Instruction &I : instructions(F))
+    for (const Use &U : I.operands())
+      if (const auto *C = dyn_cast<Constant>(U.get()))
+        ReadsTid |= Tid && uses_global(C, Tid);
+  if (!ReadsTid)
+    return nullptr;  // the same work in every thread: nothing to gain
+  for (int k = 0; k < 4; ++k)
+    Vars[k] = index_variable(M, kIndexVars[k], Uint3);
+
+  ValueToValueMapTy VMap;
+  Function *B = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getAddressSpace(),
+                                 F.getName() + kBlockSuffix, &M);
+  SmallVector<ReturnInst *, 8> Returns;
+  clone_body(F, *B, VMap, Returns);
+  B->removeFnAttr(Attribute::NoInline);
+  B->removeFnAttr(Attribute::OptimizeNone);
+
+  BasicBlock *Body = &B->getEntryBlock();
+  BasicBlock *Entry = BasicBlock::Create(Ctx, "gpulab.entry", B, Body);
+  BasicBlock *ZHead = BasicBlock::Create(Ctx, "gpulab.z", B, Body);
+  BasicBlock *YHead = BasicBlock::Create(Ctx, "gpulab.y", B, Body);
+  BasicBlock *XHead = BasicBlock::Create(Ctx, "gpulab.x", B, Body);
+  BasicBlock *XLatch = BasicBlock::Create(Ctx, "gpulab.x.next", B);
+  BasicBlock *YLatch = BasicBlock::Create(Ctx, "gpulab.y.next", B);
+  BasicBlock *ZLatch = BasicBlock::Create(Ctx, "gpulab.z.next", B);
+  BasicBlock *Exit = BasicBlock::Create(Ctx, "gpulab.exit", B);
+
+  SmallPtrSet<Instruction *, 16> Own;
+  IRBuilder<> IB(Entry);
+  AllocaInst *Local[4];
+  for (int k = 0; k < 4; ++k)
+    Local[k] = IB.CreateAlloca(Uint3, nullptr, std::string("gpulab.") + kIndexVars[k]);
+  // The body's index variables are the locals (before anything below reads the real ones).
+  for (int k = 0; k < 4; ++k)
+    replace_in_function(*B, Vars[k], Local[k]);
+  auto field = [&](Value *P, unsigned i) { return IB.CreateStructGEP(Uint3, P, i); };
+  Value *Dim[3];
+  for (int k = 1; k < 4; ++k)  // blockIdx, blockDim, gridDim: the same for every thread of the block
+    for (unsigned i = 0; i < 3; ++i) {
+      Value *V = IB.CreateLoad(I32, field(Vars[k], i));
+      auto *GEP = cast<Instruction>(field(Local[k], i));
+      Own.insert(GEP);
+      Own.insert(IB.CreateStore(V, GEP));
+      if (k == 2)
+        Dim[i] = V;
+    }
+  IB.CreateBr(ZHead);
+  // Static allocas of the kernel: once for the block (each thread's copy, one after another).
+  for (Instruction &I : make_early_inc_range(*Body))
+    if (auto *AI = dyn_cast<AllocaInst>(&I))
+      if (isa<ConstantInt>(AI->getArraySize()))
+        AI->moveBefore(Entry->getTerminator());
+
+  auto loop_head = [&](BasicBlock *Head, BasicBlock *Pred, const char *Name) {
+    IRBuilder<> H(Head);
+    PHINode *P = H.CreatePHI(I32, 2, Name);
+    P->addIncoming(ConstantInt::get(I32, 0), Pred);
+    return P;
+  };
+  PHINode *Z = loop_head(ZHead, Entry, "gpulab.tz");
+  IRBuilder<>(ZHead).CreateBr(YHead);
+  PHINode *Y = loop_head(YHead, ZHead, "gpulab.ty");
+  IRBuilder<>(YHead).CreateBr(XHead);
+  PHINode *X = loop_head(XHead, YHead, "gpulab.tx");
+  {
+    IRBuilder<> H(XHead);
+    Value *T[3] = {X, Y, Z};
+    for (unsigned i = 0; i < 3; ++i) {
+      auto *GEP = cast<Instruction>(H.CreateStructGEP(Uint3, Local[0], i));
+      Own.insert(GEP);
+      Own.insert(H.CreateStore(T[i], GEP));
+    }
+    H.CreateBr(Body);
+  }
+  for (ReturnInst *R : Returns) {
+    BranchInst::Create(XLatch, R);
+    R->eraseFromParent();
+  }
+  auto latch = [&](BasicBlock *Latch, PHINode *P, Value *N, BasicBlock *Head, BasicBlock *Out) {
+    IRBuilder<> L(Latch);
+    Value *Next = L.CreateAdd(P, ConstantInt::get(I32, 1), P->getName() + ".next", true, true);
+    L.CreateCondBr(L.CreateICmpULT(Next, N), Head, Out);
+    P->addIncoming(Next, Latch);
+  };
+  latch(XLatch, X, Dim[0], XHead, YLatch);
+  latch(YLatch, Y, Dim[1], YHead, ZLatch);
+  latch(ZLatch, Z, Dim[2], ZHead, Exit);
+  ReturnInst::Create(Ctx, Exit);
+
+  for (int k = 0; k < 4; ++k)
+    if (!only_read(Local[k], Own)) {
+      B->eraseFromParent();
+      return nullptr;
+    }
+
+  return B;
+}
+
+/// Optimises a block loop: index locals to registers, invariants out of the loops, then vectorise.
+void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM) {
+  FunctionPassManager FPM;
+  FPM.addPass(SROAPass());
+  FPM.addPass(EarlyCSEPass(true));
+  FPM.addPass(InstCombinePass());
+  FPM.addPass(SimplifyCFGPass());
+  FPM.addPass(createFunctionToLoopPassAdaptor(LoopRotatePass(), false));
+  FPM.addPass(createFunctionToLoopPassAdaptor(
+      LICMPass(SetLicmMssaOptCap, SetLicmMssaNoAccForPromotionCap, true), true));
+  FPM.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass(), false));
+  FPM.addPass(GVNPass());
+  FPM.addPass(LoopVectorizePass());
+  FPM.addPass(EarlyCSEPass(false));
+  FPM.addPass(InstCombinePass());
+  FPM.addPass(SimplifyCFGPass());
+  FPM.addPass(SLPVectorizerPass());
+  FPM.run(B, FAM);
+}
+
+/// Does B use thread-local storage other than the index variables (a __shared__ variable)?
+bool uses_shared_memory(const Function &B) {
+  SmallVector<const Constant *, 16> Work;
+  SmallPtrSet<const Constant *, 32> Seen;
+  for (const Instruction &I : instructions(B))
+    for (const Use &U : I.operands())
+      if (const auto *C = dyn_cast<Constant>(U.get()))
+        Work.push_back(C);
+  while (!Work.empty()) {
+    const Constant *C = Work.pop_back_val();
+    if (!Seen.insert(C).second)
+      continue;
+    if (const auto *G = dyn_cast<GlobalVariable>(C)) {
+      if (G->isThreadLocal() && !is_contained(kIndexVars, G->getName()))
+        return true;
+    } else if (isa<ConstantExpr>(C) || isa<ConstantAggregate>(C)) {
+      for (const Use &U : C->operands())
+        Work.push_back(cast<Constant>(U.get()));
+    }
+  }
+  return false;
+}
+
+/// Is this module compiled with the emulator's access tracing? (kernel.hpp defines the marker
+/// where -fsanitize-coverage is on.)
+bool traced_module(const Module &M) { return M.getNamedGlobal("gpulab_emu_traced_file") != nullptr; }
+
+struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    const SmallVector<Function *, 16> Candidates = functions_where(M, block_loop_candidate);
+    if (Candidates.empty())
+      return PreservedAnalyses::all();
+    FunctionAnalysisManager &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    SmallVector<std::pair<Function *, Function *>, 16> Pairs;
+    for (Function *F : Candidates)
+      if (Function *B = make_block_loop(*F)) {
+        optimise_block_loop(*B, FAM);
+        Pairs.emplace_back(F, B);
+      }
+    if (Pairs.empty())
+      return PreservedAnalyses::all();
+    LLVMContext &Ctx = M.getContext();
+    Type *I8Ptr = Type::getInt8PtrTy(Ctx);
+    Type *I32 = Type::getInt32Ty(Ctx);
+    FunctionCallee Register = M.getOrInsertFunction(
+        "gpulab_emu_register_block", FunctionType::get(Type::getVoidTy(Ctx), {I8Ptr, I8Ptr, I32}, false));
+    // Flags: 1 the file is traced, 2 the block loop uses shared memory (poisoned per block).
+    const unsigned Traced = traced_module(M) ? 1 : 0;
+    SmallVector<SmallVector<Value *, 3>, 16> Rows;
+    for (auto &[F, BL] : Pairs)
+      Rows.push_back({ConstantExpr::getPointerCast(F, I8Ptr), ConstantExpr::getPointerCast(BL, I8Ptr),
+                      ConstantInt::get(I32, Traced | (uses_shared_memory(*BL) ? 2 : 0))});
+    add_registration(M, "gpulab.twins.register_blocks", Register, Rows);
+    return PreservedAnalyses::none();
+  }
+  static bool isRequired() { return true; }
+};
+
 struct GpulabTwinPass : PassInfoMixin<GpulabTwinPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
-    SmallVector<Function *, 32> Originals;
-    for (Function &F : M)
-      if (twinnable(F))
-        Originals.push_back(&F);
+    if (!traced_module(M))
+      return PreservedAnalyses::all();  // nothing to twin: no hooks
+    const SmallVector<Function *, 16> Originals = functions_where(M, twinnable);
     if (Originals.empty())
       return PreservedAnalyses::all();
 
@@ -72,17 +468,8 @@ struct GpulabTwinPass : PassInfoMixin<GpulabTwinPass> {
       Pairs.emplace_back(F, T);
     }
     for (auto &[F, T] : Pairs) {
-      auto TA = T->arg_begin();
-      for (Argument &A : F->args()) {
-        TA->setName(A.getName());
-        VMap[&A] = &*TA++;
-      }
       SmallVector<ReturnInst *, 8> Returns;
-      CloneFunctionInto(T, F, VMap, CloneFunctionChangeType::LocalChangesOnly, Returns);
-      T->setLinkage(GlobalValue::InternalLinkage);
-      T->setVisibility(GlobalValue::DefaultVisibility);
-      T->setComdat(nullptr);
-      T->addFnAttr(Attribute::NoSanitizeCoverage);
+      clone_body(*F, *T, VMap, Returns);
     }
 
     // Indirect calls in the twins go through gpulab_emu_plain_twin.
@@ -105,17 +492,12 @@ struct GpulabTwinPass : PassInfoMixin<GpulabTwinPass> {
     }
 
     // A constructor that registers every pair.
-    Type *VoidTy = Type::getVoidTy(Ctx);
     FunctionCallee Register = M.getOrInsertFunction(
-        "gpulab_emu_register_twin", FunctionType::get(VoidTy, {I8Ptr, I8Ptr}, false));
-    Function *Ctor = Function::Create(FunctionType::get(VoidTy, false), GlobalValue::InternalLinkage,
-                                      "gpulab.twins.register", &M);
-    Ctor->addFnAttr(Attribute::NoSanitizeCoverage);
-    IRBuilder<> B(BasicBlock::Create(Ctx, "entry", Ctor));
+        "gpulab_emu_register_twin", FunctionType::get(Type::getVoidTy(Ctx), {I8Ptr, I8Ptr}, false));
+    SmallVector<SmallVector<Value *, 3>, 32> Rows;
     for (auto &[F, T] : Pairs)
-      B.CreateCall(Register, {B.CreatePointerCast(F, I8Ptr), B.CreatePointerCast(T, I8Ptr)});
-    B.CreateRetVoid();
-    appendToGlobalCtors(M, Ctor, 0);
+      Rows.push_back({ConstantExpr::getPointerCast(F, I8Ptr), ConstantExpr::getPointerCast(T, I8Ptr)});
+    add_registration(M, "gpulab.twins.register", Register, Rows);
     return PreservedAnalyses::none();
   }
   static bool isRequired() { return true; }
@@ -123,11 +505,18 @@ struct GpulabTwinPass : PassInfoMixin<GpulabTwinPass> {
 
 void registerCallbacks(PassBuilder &PB) {
   PB.registerOptimizerLastEPCallback(
-      [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(GpulabTwinPass()); });
+      [](ModulePassManager &MPM, OptimizationLevel) {
+        MPM.addPass(GpulabBlockLoopPass());
+        MPM.addPass(GpulabTwinPass());
+      });
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
         if (Name == "gpulab-twins") {
           MPM.addPass(GpulabTwinPass());
+          return true;
+        }
+        if (Name == "gpulab-block-loops") {
+          MPM.addPass(GpulabBlockLoopPass());
           return true;
         }
         return false;

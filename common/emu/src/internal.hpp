@@ -17,6 +17,7 @@
 // Registry of untraced twins (called by code the twin pass adds to kernel files).
 extern "C" void gpulab_emu_register_twin(void* traced, void* plain);
 extern "C" void* gpulab_emu_plain_twin(void* function);
+extern "C" void gpulab_emu_register_block(void* kernel, void* loop, int flags);
 
 namespace gpulab::emu::detail {
 
@@ -229,6 +230,12 @@ struct Launch {
   int line = 0;
   KernelThunk thunk = nullptr;
   const void* closure = nullptr;
+  /// The kernel's block loop (twin_pass.cpp), else null; traced: the kernel's file is traced, so
+  /// that only blocks nobody checks may run it.
+  BlockThunk block_thunk = nullptr;
+  const void* block_loop = nullptr;
+  bool block_loop_traced = false;
+  bool block_loop_shared = false;  ///< it uses __shared__ variables
   std::atomic<unsigned long long> next_block{0};
   std::atomic<unsigned long long> fault_block{~0ull};  ///< lowest faulting block id
   std::size_t closure_bytes = 0;
@@ -268,6 +275,9 @@ struct Worker {
   /// direct_main) until one of them waits: then that stack becomes its fiber's, and the threads
   /// after it get fibers of their own.
   bool direct = false;
+  /// The running block runs as its kernel's block loop: one call for all its threads.
+  bool block_loop = false;
+  bool ran_as_loop = false;  ///< the last block ran as a block loop
   bool failed = false;
   /// This block's accesses feed the metrics and the shared-memory sanitizer (every block, unless
   /// GPULAB_EMU_CHECKS=sample: block_is_checked); out-of-bounds stops and the grader's watch
@@ -332,8 +342,11 @@ void on_atomic(const void* p, unsigned size, void* return_address);
 /// Whether block `id` of launch `launch_id` (of `blocks`) is checked in full: always, unless
 /// GPULAB_EMU_CHECKS=sample, then the first and last blocks and a fixed pseudo-random 1 in 16 of
 /// the others (a hash of the launch and block numbers: the same blocks on every run and for any
-/// number of workers). Counts the blocks for check_coverage().
+/// number of workers).
 bool block_is_checked(unsigned long long launch_id, unsigned long long id, unsigned long long blocks);
+/// Adds a worker's blocks of a launch, how many of them were checked and how many ran as block
+/// loops, to check_coverage().
+void count_checked_blocks(long long blocks, long long checked, long long loops);
 
 /// Called by the scheduler: a worker starts a launch / a block; a block ends.
 void tracing_begin_launch(Worker& w);

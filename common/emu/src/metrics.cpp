@@ -436,7 +436,7 @@ double LineMetrics::efficiency() const {
 }
 
 namespace {
-std::atomic<long long> g_checked_blocks{0}, g_blocks{0};
+std::atomic<long long> g_checked_blocks{0}, g_blocks{0}, g_loop_blocks{0};
 std::atomic<int> g_sample{-1};  // -1: not decided yet (GPULAB_EMU_CHECKS decides)
 bool sample_checks() {
   int v = g_sample.load(std::memory_order_relaxed);
@@ -462,12 +462,18 @@ bool detail::block_is_checked(unsigned long long launch_id, unsigned long long i
     // stays a small share of the launch, whatever the grid).
     checked = h % std::max<unsigned long long>(16, blocks / 16) == 0;
   }
-  ++g_blocks;
-  if (checked) ++g_checked_blocks;
   return checked;
 }
 
-CheckCoverage check_coverage() { return {g_checked_blocks.load(), g_blocks.load(), sample_checks()}; }
+void detail::count_checked_blocks(long long blocks, long long checked, long long loops) {
+  g_blocks += blocks;
+  g_checked_blocks += checked;
+  g_loop_blocks += loops;
+}
+
+CheckCoverage check_coverage() {
+  return {g_checked_blocks.load(), g_blocks.load(), g_loop_blocks.load(), sample_checks()};
+}
 
 bool metrics_available() {
 #if defined(GPULAB_EMU_TRACING)

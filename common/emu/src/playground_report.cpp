@@ -42,9 +42,16 @@ void report_at_exit() {
     std::printf("checks off (--no-checks): the kernels ran without access hooks, so no memory metrics and no\n"
                 "memory sanitizer (an out-of-bounds access may crash or pass silently); barriers, warp\n"
                 "collectives and their faults are checked as always. Run without --no-checks for the rest.\n");
-  else if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
-  else if (lines.empty()) std::printf("memory metrics: no global or shared accesses traced\n");
-  else std::printf("%s", format_metrics(lines).c_str());
+  if (const CheckCoverage c = check_coverage(); (checks_off || c.sampled) && c.loop_blocks > 0)
+    std::printf("block loops: %lld of %lld blocks ran as one loop over their threads, one thread after another\n"
+                "as always (kernels without barriers, warp collectives or function calls): the same results,\n"
+                "faster; a crash there names the block, not the thread.\n",
+                c.loop_blocks, c.blocks);
+  if (!checks_off) {
+    if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
+    else if (lines.empty()) std::printf("memory metrics: no global or shared accesses traced\n");
+    else std::printf("%s", format_metrics(lines).c_str());
+  }
   if (const long long dropped = metrics_dropped_accesses())
     std::printf("(%lld accesses beyond the per-block limit are not in these numbers)\n", dropped);
   bool bad = false;

@@ -58,6 +58,18 @@ std::unordered_map<const void*, void*>& twins() {
 }
 }  // namespace
 
+/// Kernel -> its block loop (tools/perfmodel/twin_pass.cpp) and whether the kernel's file is
+/// traced; filled by the kernel files' constructors, before main.
+struct BlockLoop {
+  void* loop;
+  bool traced;  ///< the kernel's file is traced: only blocks nobody checks may run it
+  bool shared;  ///< it uses shared memory (poisoned for each block, as for the threads)
+};
+std::unordered_map<const void*, BlockLoop>& block_loops() {
+  static std::unordered_map<const void*, BlockLoop> map;
+  return map;
+}
+
 KernelThunk plain_twin(KernelThunk traced) {
   return reinterpret_cast<KernelThunk>(gpulab_emu_plain_twin(reinterpret_cast<void*>(traced)));
 }
@@ -205,6 +217,21 @@ KernelThunk block_thunk(const Worker& w) {
   return untraced_block ? plain_twin(w.launch->thunk) : w.launch->thunk;
 }
 
+/// Runs the whole block as one call of its kernel's block loop, on the block's direct stack.
+void block_main(ctx::transfer_t t) {
+  Worker& w = *this_worker;
+  arrived(w, t);
+  const Launch& L = *w.launch;
+  const BlockThunk thunk =
+      untraced_block ? reinterpret_cast<BlockThunk>(gpulab_emu_plain_twin(reinterpret_cast<void*>(L.block_thunk)))
+                     : L.block_thunk;
+  thunk(L.closure, L.block_loop);
+  ctx::jump_fcontext(w.scheduler, nullptr);
+  std::abort();
+}
+
+std::atomic<int> g_block_loops{-1};  // -1: not set, from the environment
+
 void fiber_main(ctx::transfer_t t) {
   Worker& w = *this_worker;
   arrived(w, t);
@@ -311,12 +338,37 @@ void abandon_block(Worker& w, unsigned long long id) {
 void run_block(Worker& w, unsigned long long id) {
   const Launch& L = *w.launch;
   w.block_id = id;
+  w.ran_as_loop = false;
+  w.checked = block_is_checked(L.id, id, static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z);
   ::blockIdx = uint3{static_cast<unsigned>(id % L.grid.x),
                              static_cast<unsigned>(id / L.grid.x % L.grid.y),
                              static_cast<unsigned>(id / (static_cast<unsigned long long>(L.grid.x) * L.grid.y))};
   ::blockDim = L.block;
   ::gridDim = L.grid;
   const std::size_t n = w.threads.size();
+  // A kernel without barriers, warp collectives or calls, whose block nobody checks (or whose
+  // file is not traced): its block loop runs all the threads in one call, in the same order.
+  if (L.block_loop && (!L.block_loop_traced || (!w.checked && !L.watched))) {
+    Thread& first = w.threads[0];
+    first.stack = static_cast<int>(n);  // block_main's stack (a fault there names this block)
+    w.current = &first;
+    ::threadIdx = first.tid;
+    w.failed = false;
+    if (L.block_loop_shared) poison_shared_memory(w);
+    tracing_begin_block(w);
+    struct Untraced {  // for this block only, whichever way it ends
+      explicit Untraced(bool on) { untraced_block = on; }
+      ~Untraced() { untraced_block = false; }
+    } untraced(!w.checked && !L.watched);
+    w.block_loop = true;
+    w.ran_as_loop = true;
+    const Stack& s = (*w.stacks)[n];
+    ctx::jump_fcontext(ctx::make_fcontext(s.top(), s.usable(), block_main), nullptr);
+    w.block_loop = false;
+    w.current = nullptr;
+    tracing_end_block(w);
+    return;
+  }
   for (Warp& warp : w.warps) {
     warp.live = 0;
     warp.open.clear();
@@ -335,7 +387,6 @@ void run_block(Worker& w, unsigned long long id) {
   w.first_exited = nullptr;
   w.bar_arrived = 0;
   w.failed = false;
-  w.checked = block_is_checked(L.id, id, static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z);
   poison_shared_memory(w);
   tracing_begin_block(w);
   struct Untraced {  // for this block only, whichever way it ends
@@ -435,11 +486,24 @@ void worker_loop(Launch& L, int worker_id) {
   tracing_begin_launch(w);
   const unsigned long long nblocks =
       static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z;
+  // Blocks are taken a few at a time from the launch's counter: one atomic add per block would
+  // cost a drain of the store buffer per block (measurable where a block is a short loop).
+  // Which worker runs a block does not change what it computes (see the top of this file).
+  long long blocks_run = 0, checked_run = 0, loops_run = 0;
+  const unsigned long long chunk =
+      std::clamp<unsigned long long>(nblocks / (64ull * static_cast<unsigned>(workers())), 1, 16);
   for (;;) {
-    const unsigned long long id = L.next_block.fetch_add(1);
-    if (id >= nblocks || id > L.fault_block.load()) break;
-    run_block(w, id);
+    const unsigned long long first = L.next_block.fetch_add(chunk);
+    if (first >= nblocks || first > L.fault_block.load()) break;
+    const unsigned long long end = std::min(nblocks, first + chunk);
+    for (unsigned long long id = first; id < end && id <= L.fault_block.load(); ++id) {
+      run_block(w, id);
+      ++blocks_run;
+      checked_run += w.checked;
+      loops_run += w.ran_as_loop;
+    }
   }
+  count_checked_blocks(blocks_run, checked_run, loops_run);
   gpulab_emu_icount = saved_icount;
   for (int c = 0; c < instr::classes; ++c)
     if (icount[c]) g_icount_total[c].fetch_add(static_cast<long long>(icount[c]));
@@ -629,8 +693,23 @@ void reset_instruction_counts() {
   for (auto& t : g_icount_total) t.store(0);
 }
 
+void set_block_loops(bool on) { detail::g_block_loops.store(on ? 1 : 0); }
+
+bool block_loops_on() {
+  int v = detail::g_block_loops.load();
+  if (v < 0) {
+    const char* e = std::getenv("GPULAB_EMU_BLOCK_LOOPS");
+    v = (e && std::strcmp(e, "0") == 0) ? 0 : 1;
+    detail::g_block_loops.store(v);
+  }
+  return v == 1;
+}
+
+bool has_block_loop(const void* kernel) { return detail::block_loops().count(kernel) > 0; }
+
 void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, const char* file,
-                   int line, KernelThunk thunk, const void* closure, std::size_t closure_bytes) {
+                   int line, KernelThunk thunk, const void* closure, std::size_t closure_bytes,
+                   const void* kernel, BlockThunk block_thunk) {
   if (fault_pending()) return;  // like CUDA: a sticky error makes later launches fail
   const unsigned long long nblocks = static_cast<unsigned long long>(grid.x) * grid.y * grid.z;
   if (nblocks == 0 || block.x * block.y * block.z == 0) return;
@@ -645,6 +724,16 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
   L.thunk = thunk;
   L.closure = closure;
   L.closure_bytes = closure_bytes;
+  if (kernel && block_thunk && block_loops_on()) {
+    const auto& loops = block_loops();
+    const auto it = loops.find(kernel);
+    if (it != loops.end()) {
+      L.block_thunk = block_thunk;
+      L.block_loop = it->second.loop;
+      L.block_loop_traced = it->second.traced;
+      L.block_loop_shared = it->second.shared;
+    }
+  }
   L.allocations = allocation_snapshot();
   watch_begin_launch(L);
   const int nworkers = static_cast<int>(std::min<unsigned long long>(workers(), nblocks));
@@ -658,6 +747,10 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
 
 extern "C" void gpulab_emu_register_twin(void* traced, void* plain) {
   gpulab::emu::detail::twins()[traced] = plain;
+}
+
+extern "C" void gpulab_emu_register_block(void* kernel, void* loop, int flags) {
+  gpulab::emu::detail::block_loops()[kernel] = {loop, (flags & 1) != 0, (flags & 2) != 0};
 }
 
 extern "C" void* gpulab_emu_plain_twin(void* function) {

@@ -59,7 +59,15 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     const bool overflow = (addr >= guard - kPage && addr < guard + kPage) ||
                           (sp < guard + kPage && sp + (1u << 26) > guard);
     const bool misaligned = info->si_addr == nullptr && w->last_size > 1 && w->last_address % w->last_size != 0;
-    if (misaligned)
+    if (w->block_loop && !overflow)  // one call ran all the block's threads: which one faulted is not known
+      std::snprintf(msg, sizeof msg,
+                    "\n[gpulab emu] invalid memory access (%s at address %p) in a thread of block "
+                    "(%u,%u,%u) of the kernel launched at %s:%d, run without checks.\n  hint: an index "
+                    "past the end of an array, or a host pointer passed to a kernel; run it with the "
+                    "checks on (or GPULAB_EMU_BLOCK_LOOPS=0) to name the thread and the line.\n",
+                    sig == SIGBUS ? "bus error" : "segmentation fault", info->si_addr, ::blockIdx.x,
+                    ::blockIdx.y, ::blockIdx.z, w->launch->file, w->launch->line);
+    else if (misaligned)
       std::snprintf(msg, sizeof msg,
                     "\n[gpulab emu] misaligned %u-byte access at address %p (%lu bytes past a multiple of %u) in "
                     "thread (%u,%u,%u) of block (%u,%u,%u) of the kernel launched at %s:%d.\n  hint: on a GPU this is "

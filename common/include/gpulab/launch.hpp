@@ -88,12 +88,17 @@ void launch(void (*kernel)(P...), LaunchGrid grid, dim3 block, std::size_t share
   };
   const Closure closure{kernel, std::tuple<std::decay_t<P>...>(args...)};
   // Each emulated thread calls the kernel with its own copy of the by-value parameters.
-  emu::launch_blocks(grid.dims, block, shared_bytes, grid.file, grid.line,
-                     [](const void* c) {
-                       const auto* cl = static_cast<const Closure*>(c);
-                       std::apply(cl->kernel, cl->args);
-                     },
-                     &closure, sizeof closure);
+  emu::launch_blocks(
+      grid.dims, block, shared_bytes, grid.file, grid.line,
+      [](const void* c) {
+        const auto* cl = static_cast<const Closure*>(c);
+        std::apply(cl->kernel, cl->args);
+      },
+      &closure, sizeof closure, reinterpret_cast<const void*>(kernel),
+      [](const void* c, const void* block_loop) {  // a whole block at once (the kernel's block loop)
+        const auto* cl = static_cast<const Closure*>(c);
+        std::apply(reinterpret_cast<void (*)(P...)>(const_cast<void*>(block_loop)), cl->args);
+      });
 }
 #else
 /// Throws gpulab::Error when the launch just made failed (reads and clears the last error).

@@ -41,6 +41,17 @@
                                                                         __COUNTER__)[128];      \
   __attribute__((used, aligned(16))) static thread_local
 
+/// Marks a file compiled with the emulator's access tracing, for the twin pass
+/// (tools/perfmodel/twin_pass.cpp): untraced twins of its functions, and block loops that run
+/// only in blocks nobody checks.
+#if defined(__clang__) && defined(__has_feature)
+#if __has_feature(coverage_sanitizer)
+extern "C" {
+__attribute__((used)) static const char gpulab_emu_traced_file = 1;
+}
+#endif
+#endif
+
 // ---- built-in index variables ------------------------------------------------------------
 struct uint3 {
   unsigned x, y, z;

@@ -59,6 +59,8 @@ std::vector<LineMetrics> metrics_by_line();
 /// since the program started; `sampled` when GPULAB_EMU_CHECKS=sample chose the checked ones.
 struct CheckCoverage {
   long long checked_blocks = 0, blocks = 0;
+  /// Blocks run as their kernel's block loop: all threads in one call (runtime.hpp, block loops).
+  long long loop_blocks = 0;
   bool sampled = false;
 };
 CheckCoverage check_coverage();

@@ -1,0 +1,86 @@
+// Kernels for the block-loop tests (tools/perfmodel/twin_pass.cpp): compiled in a traced kernel
+// file (test_block_loops.cu) and in a plain C++ file (block_loops_plain.cpp), each with its own
+// copy (internal linkage).
+#pragma once
+
+#include "gpulab/gpu.hpp"
+#include "gpulab/host.hpp"
+
+namespace {
+
+#if defined(__clang__) || defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
+
+// ---- kernels with a block loop: no barrier, no warp collective, no call ----
+
+/// A thread per element, guarded.
+__global__ void bl_affine(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = 3.0f * in[i] + 1.0f;
+}
+
+/// Every index variable in three dimensions, and threads that return early.
+__global__ void bl_three_d(int* out) {
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned b = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  const unsigned per_block = blockDim.x * blockDim.y * blockDim.z;
+  if (threadIdx.y == 1 && threadIdx.x == 2) return;
+  out[b * per_block + t] = static_cast<int>(t * 1000 + b * 7 + threadIdx.z);
+}
+
+/// A local array (each thread's own) and a loop.
+__global__ void bl_local_array(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float window[8];
+  for (int k = 0; k < 8; ++k) window[k] = in[(i + k) % n] * static_cast<float>(k + 1);
+  float s = 0;
+  for (int k = 7; k >= 0; --k) s = s * 0.5f + window[k];
+  out[i] = s;
+}
+
+/// Shared memory without a barrier: each thread its own slot (poisoned before the block).
+__global__ void bl_shared_own_slot(const float* in, float* out, int n) {
+  __shared__ float slot[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  slot[threadIdx.x] = in[i] * in[i];
+  out[i] = slot[threadIdx.x] - 1.0f;
+}
+
+/// C math functions, and a product and a sum in one expression (a*b+c: contracted or not, the
+/// block loop must round as the threads do).
+__global__ void bl_math(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = expf(in[i] * 0.01f) + sqrtf(fabsf(in[i])) * in[i] + 0.1f;
+}
+
+/// A grid-stride loop.
+__global__ void bl_grid_stride(const float* in, float* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i] * 0.5f;
+}
+
+// ---- kernels without one ----
+
+__global__ void bl_barrier(float* out) {
+  __shared__ float v[256];
+  v[threadIdx.x] = static_cast<float>(threadIdx.x);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v[(threadIdx.x + 1) % blockDim.x];
+}
+
+__global__ void bl_shuffle(float* out) {
+  const float v = __shfl_down_sync(gpulab::full_mask(), static_cast<float>(threadIdx.x), 1);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+__global__ void bl_atomic(int* counter) { atomicAdd(counter, 1); }
+
+__device__ __noinline__ int bl_helper(int x) { return x * 7 + static_cast<int>(threadIdx.x); }
+__global__ void bl_calls(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = bl_helper(3); }
+
+/// The same work in every thread: reads no threadIdx (nothing to gain).
+__global__ void bl_no_thread_index(int* out) { out[blockIdx.x] = static_cast<int>(blockDim.x); }
+
+}  // namespace

@@ -1,0 +1,14 @@
+// The block-loop kernels compiled as plain C++ (no access tracing) with the twin pass: their
+// block loops run in every block, checked or not (nothing there is traced).
+#include "block_loop_kernels.hpp"
+
+namespace {
+/// Writes far outside any allocation: a crash, named by its block.
+__global__ void bl_out_of_bounds(float* out) { out[(blockIdx.x * blockDim.x + threadIdx.x) * 4096u + (1u << 30)] = 1.0f; }
+}  // namespace
+
+const void* plain_affine_kernel() { return reinterpret_cast<const void*>(&bl_affine); }
+
+void plain_affine(const float* in, float* out, int n) { gpulab::launch(bl_affine, (n + 255) / 256, 256, 0, in, out, n); }
+
+void plain_out_of_bounds(float* out) { gpulab::launch(bl_out_of_bounds, 4, 256, 0, out); }
