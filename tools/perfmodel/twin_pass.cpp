@@ -33,6 +33,9 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DerivedTypes.h"
 #include "llvm/IR/Function.h"
@@ -52,11 +55,13 @@
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Scalar/LoopRotation.h"
 #include "llvm/Transforms/Scalar/SROA.h"
+#include "llvm/Transforms/Scalar/SimpleLoopUnswitch.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Vectorize/LoopVectorize.h"
 #include "llvm/Transforms/Vectorize/SLPVectorizer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
 using namespace llvm;
@@ -372,24 +377,143 @@ Function *make_block_loop(Function &F) {
   return B;
 }
 
-/// Optimises a block loop: index locals to registers, invariants out of the loops, then vectorise.
+/// The comparisons a branch condition is made of: the condition itself, or the operands of the
+/// and/or (also as select: `a && b` is select a, b, false) it is, recursively.
+void guard_leaves(Use &U, SmallVectorImpl<Use *> &Leaves, int Depth) {
+  Value *V = U.get();
+  if (isa<ICmpInst>(V)) {
+    Leaves.push_back(&U);
+    return;
+  }
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I || !I->getType()->isIntegerTy(1) || !I->hasOneUse() || Depth > 8)
+    return;
+  if (I->getOpcode() == Instruction::And || I->getOpcode() == Instruction::Or) {
+    for (Use &Op : I->operands())
+      guard_leaves(Op, Leaves, Depth + 1);
+  } else if (auto *S = dyn_cast<SelectInst>(I)) {
+    const auto *T = dyn_cast<ConstantInt>(S->getTrueValue()), *F = dyn_cast<ConstantInt>(S->getFalseValue());
+    if (F && F->isZero()) {  // c && x
+      guard_leaves(S->getOperandUse(0), Leaves, Depth + 1);
+      guard_leaves(S->getOperandUse(1), Leaves, Depth + 1);
+    } else if (T && T->isOne()) {  // c || x
+      guard_leaves(S->getOperandUse(0), Leaves, Depth + 1);
+      guard_leaves(S->getOperandUse(2), Leaves, Depth + 1);
+    }
+  }
+}
+
+/// Guards that hold (or fail) for a whole loop, made visible to the loop passes.
+///
+/// A thread-per-element kernel guards its work with `if (i < n)`, i = blockIdx.x * blockDim.x +
+/// threadIdx.x: in the block loop an affine function of the x loop's counter, compared with a
+/// number the loop does not change. The store under that guard is conditional, and a conditional
+/// store does not vectorise (SSE2 has no masked store). Yet in every block but the last the guard
+/// holds for all the block's threads. For each such comparison (signed or unsigned <, <=, >, >=
+/// of {S,+,C} with an invariant, C a constant), this computes before the loop, in 64 bits,
+/// whether the sequence stays within the comparison's 32- or 64-bit range for the whole loop (so
+/// the values are exactly linear, and the comparison monotone in the counter) and whether it
+/// holds at the first and at the last iteration: then it holds at every one (AllTrue), or fails
+/// at every one (AllFalse). The branch's condition becomes AllTrue | (cond & !AllFalse), equal to
+/// cond whatever the flags (they are set only when cond is known), and loop unswitching then
+/// gives the loop a copy in which the guard is a constant.
+bool expose_guard(Use &U, Loop &L, const SCEV *Trips, ScalarEvolution &SE, const DataLayout &DL) {
+  auto *Cmp = cast<ICmpInst>(U.get());
+  Type *Ty = Cmp->getOperand(0)->getType();
+  if (Cmp->isEquality() || !Ty->isIntegerTy() || Ty->getIntegerBitWidth() >= 64)
+    return false;  // (64-bit counters: no wider arithmetic to check them in)
+  const unsigned Bits = Ty->getIntegerBitWidth();
+  ICmpInst::Predicate Pred = Cmp->getPredicate();
+  const SCEV *Lhs = SE.getSCEV(Cmp->getOperand(0)), *Rhs = SE.getSCEV(Cmp->getOperand(1));
+  if (!SE.isLoopInvariant(Rhs, &L)) {
+    std::swap(Lhs, Rhs);
+    Pred = ICmpInst::getSwappedPredicate(Pred);
+  }
+  const auto *AR = dyn_cast<SCEVAddRecExpr>(Lhs);
+  if (!AR || AR->getLoop() != &L || !AR->isAffine() || !SE.isLoopInvariant(Rhs, &L) ||
+      !isa<SCEVConstant>(AR->getStepRecurrence(SE)))
+    return false;
+  const int64_t Step = cast<SCEVConstant>(AR->getStepRecurrence(SE))->getAPInt().getSExtValue();
+  if (Step > (1 << 20) || Step < -(1 << 20))
+    return false;
+  Instruction *At = L.getLoopPreheader()->getTerminator();
+  if (!isSafeToExpandAt(AR->getStart(), At, SE) || !isSafeToExpandAt(Rhs, At, SE) || !isSafeToExpandAt(Trips, At, SE))
+    return false;
+  SCEVExpander Expander(SE, DL, "gpulab.guard");
+  IRBuilder<> IB(At);
+  Type *I64 = IB.getInt64Ty();
+  Value *Start = Expander.expandCodeFor(AR->getStart(), Ty, At);
+  Value *Bound = Expander.expandCodeFor(Rhs, Ty, At);
+  Value *N = IB.CreateZExtOrTrunc(Expander.expandCodeFor(Trips, Trips->getType(), At), I64);
+  // The last iteration's value, in 64 bits: exact (trips below 2^32, |step| at most 2^20).
+  const bool Signed = ICmpInst::isSigned(Pred);
+  Value *Start64 = Signed ? IB.CreateSExt(Start, I64) : IB.CreateZExt(Start, I64);
+  Value *Last64 = IB.CreateAdd(Start64, IB.CreateMul(N, ConstantInt::get(I64, static_cast<uint64_t>(Step))));
+  const APInt Lo = Signed ? APInt::getSignedMinValue(Bits).sext(64) : APInt::getMinValue(64);
+  const APInt Hi = Signed ? APInt::getSignedMaxValue(Bits).sext(64) : APInt::getMaxValue(Bits).zext(64);
+  Value *InRange = IB.CreateAnd(IB.CreateICmpULT(N, ConstantInt::get(I64, 1ull << 32)),
+                                IB.CreateAnd(IB.CreateICmpSGE(Last64, ConstantInt::get(I64, Lo)),
+                                             IB.CreateICmpSLE(Last64, ConstantInt::get(I64, Hi))));
+  Value *First = IB.CreateICmp(Pred, Start, Bound);
+  Value *AtLast = IB.CreateICmp(Pred, IB.CreateTrunc(Last64, Ty), Bound);
+  Value *AllTrue = IB.CreateAnd(InRange, IB.CreateAnd(First, AtLast), "gpulab.guard.true");
+  Value *AllFalse = IB.CreateAnd(InRange, IB.CreateNot(IB.CreateOr(First, AtLast)), "gpulab.guard.false");
+  IRBuilder<> AtUser(cast<Instruction>(U.getUser()));
+  U.set(AtUser.CreateOr(AllTrue, AtUser.CreateAnd(Cmp, AtUser.CreateNot(AllFalse))));
+  return true;
+}
+
+bool expose_uniform_guards(Function &B, FunctionAnalysisManager &FAM) {
+  LoopInfo &LI = FAM.getResult<LoopAnalysis>(B);
+  ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(B);
+  const DataLayout &DL = B.getParent()->getDataLayout();
+  bool Changed = false;
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    const SCEV *Trips = SE.getBackedgeTakenCount(L);
+    if (!L->getLoopPreheader() || isa<SCEVCouldNotCompute>(Trips) || Trips->getType()->getIntegerBitWidth() > 64)
+      continue;
+    for (BasicBlock *BB : L->blocks()) {
+      auto *Br = dyn_cast<BranchInst>(BB->getTerminator());
+      if (!Br || !Br->isConditional() || LI.getLoopFor(BB) != L || L->isLoopExiting(BB))
+        continue;
+      SmallVector<Use *, 4> Leaves;
+      guard_leaves(Br->getOperandUse(0), Leaves, 0);
+      for (Use *U : Leaves)
+        Changed |= expose_guard(*U, *L, Trips, SE, DL);
+    }
+  }
+  return Changed;
+}
+
+/// Optimises a block loop: index locals to registers, invariants out of the loops, guards that
+/// hold for a whole loop unswitched, then vectorise.
 void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM) {
-  FunctionPassManager FPM;
-  FPM.addPass(SROAPass());
-  FPM.addPass(EarlyCSEPass(true));
-  FPM.addPass(InstCombinePass());
-  FPM.addPass(SimplifyCFGPass());
-  FPM.addPass(createFunctionToLoopPassAdaptor(LoopRotatePass(), false));
-  FPM.addPass(createFunctionToLoopPassAdaptor(
+  FunctionPassManager Early;
+  Early.addPass(SROAPass());
+  Early.addPass(EarlyCSEPass(true));
+  Early.addPass(InstCombinePass());
+  Early.addPass(SimplifyCFGPass());
+  Early.addPass(createFunctionToLoopPassAdaptor(LoopRotatePass(), false));
+  Early.addPass(createFunctionToLoopPassAdaptor(
       LICMPass(SetLicmMssaOptCap, SetLicmMssaNoAccForPromotionCap, true), true));
-  FPM.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass(), false));
-  FPM.addPass(GVNPass());
-  FPM.addPass(LoopVectorizePass());
-  FPM.addPass(EarlyCSEPass(false));
-  FPM.addPass(InstCombinePass());
-  FPM.addPass(SimplifyCFGPass());
-  FPM.addPass(SLPVectorizerPass());
-  FPM.run(B, FAM);
+  Early.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass(), false));
+  Early.addPass(GVNPass());
+  Early.run(B, FAM);
+  if (expose_uniform_guards(B, FAM)) {
+    FAM.invalidate(B, PreservedAnalyses::none());
+    FunctionPassManager Unswitch;
+    Unswitch.addPass(createFunctionToLoopPassAdaptor(SimpleLoopUnswitchPass(true), true));
+    Unswitch.addPass(InstCombinePass());
+    Unswitch.addPass(SimplifyCFGPass());
+    Unswitch.run(B, FAM);
+  }
+  FunctionPassManager Late;
+  Late.addPass(LoopVectorizePass());
+  Late.addPass(EarlyCSEPass(false));
+  Late.addPass(InstCombinePass());
+  Late.addPass(SimplifyCFGPass());
+  Late.addPass(SLPVectorizerPass());
+  Late.run(B, FAM);
 }
 
 /// Does B use thread-local storage other than the index variables (a __shared__ variable)?

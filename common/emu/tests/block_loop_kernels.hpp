@@ -56,6 +56,29 @@ __global__ void bl_math(const float* in, float* out, int n) {
   if (i < n) out[i] = expf(in[i] * 0.01f) + sqrtf(fabsf(in[i])) * in[i] + 0.1f;
 }
 
+/// Guards the block loop may find true (or false) for a whole block, and one it must not: an early
+/// return, a lower bound, an unsigned index that wraps past 2^32 inside a block (where `offset` is
+/// large: the comparison is then not monotone in the thread), and a decreasing index.
+__global__ void bl_guards(const float* in, float* out, int n, unsigned offset, unsigned limit) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = in[i];
+  if (i > n / 3) v += 1.0f;
+  const unsigned u = blockIdx.x * blockDim.x + threadIdx.x + offset;
+  if (u < limit) v *= 2.0f;
+  const int j = n - 1 - i;
+  if (j < n / 2) v -= 3.0f;
+  out[i] = v;
+}
+
+/// A store guarded by `u < limit && i < n`, u an unsigned index that may wrap past 2^32 inside
+/// every block (where `offset` is large).
+__global__ void bl_wrapping_guard(float* out, int n, unsigned offset, unsigned limit) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned u = threadIdx.x + offset;
+  if (u < limit && i < n) out[i] = 1.0f + static_cast<float>(i);
+}
+
 /// A grid-stride loop.
 __global__ void bl_grid_stride(const float* in, float* out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i] * 0.5f;

@@ -60,7 +60,7 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
 
 TEST(BlockLoops, OnlyKernelsWithoutBarriersWarpCollectivesOrCallsHaveOne) {
   for (const void* k : {key(bl_affine), key(bl_three_d), key(bl_local_array), key(bl_shared_own_slot),
-                        key(bl_math), key(bl_grid_stride)})
+                        key(bl_math), key(bl_guards), key(bl_wrapping_guard), key(bl_grid_stride)})
     EXPECT_TRUE(emu::has_block_loop(k));
   EXPECT_FALSE(emu::has_block_loop(key(bl_barrier)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle)));
@@ -83,6 +83,14 @@ TEST(BlockLoops, ComputeExactlyWhatTheThreadsComputeOneAfterAnother) {
       {"shared, own slot", [&] { gpulab::launch(bl_shared_own_slot, blocks, 256, 0, in.data(), out.data(), n); }},
       {"math", [&] { gpulab::launch(bl_math, blocks, 256, 0, in.data(), out.data(), n); }},
       {"grid stride", [&] { gpulab::launch(bl_grid_stride, 37, 128, 0, in.data(), out.data(), n); }},
+      {"guards", [&] { gpulab::launch(bl_guards, blocks, 256, 0, in.data(), out.data(), n, 0u, 40000u); }},
+      {"guards, an index that wraps in block 1",
+       [&] { gpulab::launch(bl_guards, blocks, 256, 0, in.data(), out.data(), n, 0xffffffffu - 300u, 5000u); }},
+      {"a store's guard", [&] { gpulab::launch(bl_wrapping_guard, blocks, 256, 0, out.data(), n, 0u, 0xfffffff0u); }},
+      // u < limit at each block's first thread (u = 2^32 - 128) and at its last (u = 127, after
+      // the wrap), not in between: true at both ends, yet not for the whole block.
+      {"a store's guard, true at both ends of each block but not between",
+       [&] { gpulab::launch(bl_wrapping_guard, blocks, 256, 0, out.data(), n, 0xffffff80u, 0xfffffff0u); }},
   };
   for (const auto& [name, run] : kernels) {
     SCOPED_TRACE(name);
