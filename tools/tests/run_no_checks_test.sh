@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ./gpulab run --no-checks and --checks=sample: the same program gives the same output as with all
-# checks (a gpulab kernel file and a plain CUDA file through the <<<>>> translator); without checks
+# checks (a gpulab kernel file and plain CUDA files through the <<<>>> translator; one has a kernel
+# that runs as block loops where the twin pass is built); without checks
 # the report says so and has no metrics, and a barrier fault is still reported; with sampled
 # checks the report says how many blocks were checked, the per-request metrics of a uniform
 # kernel equal the full run's, a shared-memory race in the first block and an out-of-bounds read in
@@ -17,7 +18,7 @@ exec 9>"$build/.gpulab-build.lock"
 flock 9
 run() { GPULAB_NO_INSTALL=1 GPULAB_BACKEND=emu "$root/gpulab" run "$@"; }
 
-for f in "$root/examples/transpose.cu" "$root/tests/cuda-corpus/matmul_tiled.cu"; do
+for f in "$root/examples/transpose.cu" "$root/tests/cuda-corpus/matmul_tiled.cu" "$root/tests/cuda-corpus/streams_two.cu"; do
   run "$f" > "$tmp/checked.txt" 2>&1; c=$?
   run --no-checks "$f" > "$tmp/plain.txt" 2>&1; p=$?
   [[ $c -eq 0 && $p -eq 0 ]] || fail "$(basename "$f"): exit $c with checks, $p without: $(tail -5 "$tmp/plain.txt")"
@@ -29,6 +30,13 @@ for f in "$root/examples/transpose.cu" "$root/tests/cuda-corpus/matmul_tiled.cu"
   grep -q "sectors" "$tmp/plain.txt" && fail "$(basename "$f"): metrics printed without checks"
   grep -q "sectors" "$tmp/checked.txt" || fail "$(basename "$f"): no metrics with the checks"
   echo "ok: $(basename "$f"): same output with and without checks"
+  # streams_two.cu's scale_shift has no barrier, warp collective or call: a block loop where the
+  # twin pass is built (tools/perfmodel/twin_pass.cpp); its output was compared above.
+  if [[ "$f" == */streams_two.cu && -f "$build/tools/perfmodel/libgpulab_twin_pass.so" ]]; then
+    grep -qE "block loops: [1-9][0-9]* of [0-9]+ blocks ran as one loop" "$tmp/plain.txt" \
+      || fail "streams_two.cu: no block ran as a block loop without checks: $(tail -8 "$tmp/plain.txt")"
+    echo "ok: streams_two.cu: its scale_shift ran as block loops, with the same output"
+  fi
 done
 
 run --no-checks "$root/tools/tests/run/exit_at_barrier.cu" > "$tmp/barrier.txt" 2>&1
