@@ -45,6 +45,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
@@ -552,6 +553,10 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
     SmallVector<std::pair<Function *, Function *>, 16> Pairs;
     for (Function *F : Candidates)
       if (Function *B = make_block_loop(*F)) {
+        if (verifyFunction(*B)) {  // never expected; the kernel then simply has no block loop
+          B->eraseFromParent();
+          continue;
+        }
         optimise_block_loop(*B, FAM);
         Pairs.emplace_back(F, B);
       }

@@ -233,6 +233,7 @@ struct Launch {
   /// The kernel's block loop (twin_pass.cpp), else null; traced: the kernel's file is traced, so
   /// that only blocks nobody checks may run it.
   BlockThunk block_thunk = nullptr;
+  BlockThunk block_thunk_plain = nullptr;  ///< its untraced twin (itself where it has none)
   const void* block_loop = nullptr;
   bool block_loop_traced = false;
   bool block_loop_shared = false;  ///< it uses __shared__ variables
@@ -277,7 +278,10 @@ struct Worker {
   bool direct = false;
   /// The running block runs as its kernel's block loop: one call for all its threads.
   bool block_loop = false;
-  bool ran_as_loop = false;  ///< the last block ran as a block loop
+  /// Blocks [loop_next, loop_end) may run as block loops (block_loops_main); of the launch's
+  /// blocks this worker ran so, how many, and how many of those were checked.
+  unsigned long long loop_next = 0, loop_end = 0;
+  long long loop_blocks = 0, loop_checked = 0;
   bool failed = false;
   /// This block's accesses feed the metrics and the shared-memory sanitizer (every block, unless
   /// GPULAB_EMU_CHECKS=sample: block_is_checked); out-of-bounds stops and the grader's watch

@@ -253,6 +253,8 @@ namespace gpulab::emu::detail {
 
 void tracing_end_block(Worker& w) {
   tracing_flush_pending(w);
+  // A block nobody traced (or that made no access) has nothing to add: no lock to take.
+  if (w.recorded == 0 && w.dropped == 0 && w.findings.empty() && !w.launch->watched) return;
   std::map<Key, Totals> local;
   for (std::vector<Access>& v : w.accesses) {
     if (v.empty()) continue;

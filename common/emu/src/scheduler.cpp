@@ -217,17 +217,63 @@ KernelThunk block_thunk(const Worker& w) {
   return untraced_block ? plain_twin(w.launch->thunk) : w.launch->thunk;
 }
 
-/// Runs the whole block as one call of its kernel's block loop, on the block's direct stack.
-void block_main(ctx::transfer_t t) {
+void set_block_index(const Launch& L, unsigned long long id) {
+  ::blockIdx = uint3{static_cast<unsigned>(id % L.grid.x), static_cast<unsigned>(id / L.grid.x % L.grid.y),
+                     static_cast<unsigned>(id / (static_cast<unsigned long long>(L.grid.x) * L.grid.y))};
+}
+
+/// Whether block `id` may run as its kernel's block loop (checked is block_is_checked's answer).
+bool runs_as_loop(const Launch& L, bool checked) {
+  return L.block_loop && (!L.block_loop_traced || (!checked && !L.watched));
+}
+
+/// Runs blocks w.loop_next, w.loop_next + 1, ... below w.loop_end, each as one call of its
+/// kernel's block loop, on the worker's direct stack, until one must run thread by thread (a
+/// checked block of a traced file) or a block below faulted.
+void block_loops_main(ctx::transfer_t t) {
   Worker& w = *this_worker;
   arrived(w, t);
   const Launch& L = *w.launch;
-  const BlockThunk thunk =
-      untraced_block ? reinterpret_cast<BlockThunk>(gpulab_emu_plain_twin(reinterpret_cast<void*>(L.block_thunk)))
-                     : L.block_thunk;
-  thunk(L.closure, L.block_loop);
+  const unsigned long long nblocks = static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z;
+  for (; w.loop_next < w.loop_end && w.loop_next <= L.fault_block.load(); ++w.loop_next) {
+    const unsigned long long id = w.loop_next;
+    const bool checked = block_is_checked(L.id, id, nblocks);
+    if (!runs_as_loop(L, checked)) break;
+    w.block_id = id;
+    w.checked = checked;
+    set_block_index(L, id);
+    if (L.block_loop_shared) poison_shared_memory(w);
+    tracing_begin_block(w);
+    untraced_block = !checked && !L.watched;
+    (untraced_block ? L.block_thunk_plain : L.block_thunk)(L.closure, L.block_loop);
+    untraced_block = false;
+    tracing_end_block(w);
+    ++w.loop_blocks;
+    w.loop_checked += checked;
+  }
   ctx::jump_fcontext(w.scheduler, nullptr);
   std::abort();
+}
+
+/// Runs blocks from `id` (below `end`) as block loops while they may (block_loops_main); returns
+/// the next block to run.
+unsigned long long run_block_loops(Worker& w, unsigned long long id, unsigned long long end) {
+  const std::size_t n = w.threads.size();
+  Thread& first = w.threads[0];
+  first.stack = static_cast<int>(n);  // block_loops_main's stack (a crash there names its block)
+  w.current = &first;
+  ::threadIdx = first.tid;
+  ::blockDim = w.launch->block;
+  ::gridDim = w.launch->grid;
+  w.failed = false;
+  w.block_loop = true;
+  w.loop_next = id;
+  w.loop_end = end;
+  const Stack& s = (*w.stacks)[n];
+  ctx::jump_fcontext(ctx::make_fcontext(s.top(), s.usable(), block_loops_main), nullptr);
+  w.block_loop = false;
+  w.current = nullptr;
+  return w.loop_next;
 }
 
 std::atomic<int> g_block_loops{-1};  // -1: not set, from the environment
@@ -338,37 +384,11 @@ void abandon_block(Worker& w, unsigned long long id) {
 void run_block(Worker& w, unsigned long long id) {
   const Launch& L = *w.launch;
   w.block_id = id;
-  w.ran_as_loop = false;
   w.checked = block_is_checked(L.id, id, static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z);
-  ::blockIdx = uint3{static_cast<unsigned>(id % L.grid.x),
-                             static_cast<unsigned>(id / L.grid.x % L.grid.y),
-                             static_cast<unsigned>(id / (static_cast<unsigned long long>(L.grid.x) * L.grid.y))};
+  set_block_index(L, id);
   ::blockDim = L.block;
   ::gridDim = L.grid;
   const std::size_t n = w.threads.size();
-  // A kernel without barriers, warp collectives or calls, whose block nobody checks (or whose
-  // file is not traced): its block loop runs all the threads in one call, in the same order.
-  if (L.block_loop && (!L.block_loop_traced || (!w.checked && !L.watched))) {
-    Thread& first = w.threads[0];
-    first.stack = static_cast<int>(n);  // block_main's stack (a fault there names this block)
-    w.current = &first;
-    ::threadIdx = first.tid;
-    w.failed = false;
-    if (L.block_loop_shared) poison_shared_memory(w);
-    tracing_begin_block(w);
-    struct Untraced {  // for this block only, whichever way it ends
-      explicit Untraced(bool on) { untraced_block = on; }
-      ~Untraced() { untraced_block = false; }
-    } untraced(!w.checked && !L.watched);
-    w.block_loop = true;
-    w.ran_as_loop = true;
-    const Stack& s = (*w.stacks)[n];
-    ctx::jump_fcontext(ctx::make_fcontext(s.top(), s.usable(), block_main), nullptr);
-    w.block_loop = false;
-    w.current = nullptr;
-    tracing_end_block(w);
-    return;
-  }
   for (Warp& warp : w.warps) {
     warp.live = 0;
     warp.open.clear();
@@ -489,21 +509,27 @@ void worker_loop(Launch& L, int worker_id) {
   // Blocks are taken a few at a time from the launch's counter: one atomic add per block would
   // cost a drain of the store buffer per block (measurable where a block is a short loop).
   // Which worker runs a block does not change what it computes (see the top of this file).
-  long long blocks_run = 0, checked_run = 0, loops_run = 0;
+  long long blocks_run = 0, checked_run = 0;  // (and w.loop_blocks, w.loop_checked)
   const unsigned long long chunk =
       std::clamp<unsigned long long>(nblocks / (64ull * static_cast<unsigned>(workers())), 1, 16);
   for (;;) {
     const unsigned long long first = L.next_block.fetch_add(chunk);
     if (first >= nblocks || first > L.fault_block.load()) break;
     const unsigned long long end = std::min(nblocks, first + chunk);
-    for (unsigned long long id = first; id < end && id <= L.fault_block.load(); ++id) {
-      run_block(w, id);
+    for (unsigned long long id = first; id < end && id <= L.fault_block.load();) {
+      if (L.block_loop) {  // the blocks from id on that may run as block loops, in one go
+        const unsigned long long next = run_block_loops(w, id, end);
+        if (next != id) {
+          id = next;
+          continue;
+        }
+      }
+      run_block(w, id++);
       ++blocks_run;
       checked_run += w.checked;
-      loops_run += w.ran_as_loop;
     }
   }
-  count_checked_blocks(blocks_run, checked_run, loops_run);
+  count_checked_blocks(blocks_run + w.loop_blocks, checked_run + w.loop_checked, w.loop_blocks);
   gpulab_emu_icount = saved_icount;
   for (int c = 0; c < instr::classes; ++c)
     if (icount[c]) g_icount_total[c].fetch_add(static_cast<long long>(icount[c]));
@@ -729,6 +755,7 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
     const auto it = loops.find(kernel);
     if (it != loops.end()) {
       L.block_thunk = block_thunk;
+      L.block_thunk_plain = reinterpret_cast<BlockThunk>(gpulab_emu_plain_twin(reinterpret_cast<void*>(block_thunk)));
       L.block_loop = it->second.loop;
       L.block_loop_traced = it->second.traced;
       L.block_loop_shared = it->second.shared;
