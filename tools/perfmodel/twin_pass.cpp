@@ -266,6 +266,7 @@ GlobalVariable *index_variable(Module &M, StringRef Name, StructType *Uint3) {
 Function *make_block_loop(Function &F) {
   Module &M = *F.getParent();
   LLVMContext &Ctx = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
   Type *I32 = Type::getInt32Ty(Ctx);
   StructType *Uint3 = nullptr;
   GlobalVariable *Vars[4];
@@ -296,6 +297,18 @@ Function *make_block_loop(Function &F) {
   clone_body(F, *B, VMap, Returns);
   B->removeFnAttr(Attribute::NoInline);
   B->removeFnAttr(Attribute::OptimizeNone);
+  // What the compiler knew of one thread's accesses does not hold across the block's threads:
+  // `__restrict__` (noalias) parameters and scopes promise nothing between threads, and a
+  // type-based no-alias answer could move one thread's load above another's store of another
+  // type. Drop them all: the loop then orders the threads' accesses exactly as written.
+  for (Argument &A : B->args())
+    A.removeAttr(Attribute::NoAlias);
+  for (Instruction &I : instructions(*B)) {
+    I.setMetadata(LLVMContext::MD_noalias, nullptr);
+    I.setMetadata(LLVMContext::MD_alias_scope, nullptr);
+    I.setMetadata(LLVMContext::MD_tbaa, nullptr);
+    I.setMetadata(LLVMContext::MD_tbaa_struct, nullptr);
+  }
 
   BasicBlock *Body = &B->getEntryBlock();
   BasicBlock *Entry = BasicBlock::Create(Ctx, "gpulab.entry", B, Body);
@@ -328,10 +341,34 @@ Function *make_block_loop(Function &F) {
     }
   IB.CreateBr(ZHead);
   // Static allocas of the kernel: once for the block (each thread's copy, one after another).
+  // Any other (a run-time size, an alloca in a loop) would pile up over the block's threads on
+  // the one stack: no block loop then.
   for (Instruction &I : make_early_inc_range(*Body))
     if (auto *AI = dyn_cast<AllocaInst>(&I))
       if (isa<ConstantInt>(AI->getArraySize()))
         AI->moveBefore(Entry->getTerminator());
+  for (Instruction &I : instructions(*B))
+    if (isa<AllocaInst>(&I) && I.getParent() != Entry) {
+      B->eraseFromParent();
+      return nullptr;
+    }
+  // A parameter passed by value in memory (a struct of more than 16 bytes on x86-64) is each
+  // thread's own copy, which the kernel may write: each thread of the loop gets a fresh copy of
+  // the caller's.
+  SmallVector<std::pair<Argument *, AllocaInst *>, 4> ByVal;
+  for (Argument &A : B->args()) {
+    if (A.hasInAllocaAttr() || A.hasPreallocatedAttr()) {
+      B->eraseFromParent();
+      return nullptr;
+    }
+    if (A.hasByValAttr()) {
+      AllocaInst *Copy = new AllocaInst(A.getParamByValType(), DL.getAllocaAddrSpace(), nullptr,
+                                        A.getParamAlign().valueOrOne(), A.getName() + ".thread",
+                                        Entry->getTerminator());
+      A.replaceAllUsesWith(Copy);
+      ByVal.emplace_back(&A, Copy);
+    }
+  }
 
   auto loop_head = [&](BasicBlock *Head, BasicBlock *Pred, const char *Name) {
     IRBuilder<> H(Head);
@@ -352,6 +389,9 @@ Function *make_block_loop(Function &F) {
       Own.insert(GEP);
       Own.insert(H.CreateStore(T[i], GEP));
     }
+    for (auto &[A, Copy] : ByVal)
+      H.CreateMemCpy(Copy, Copy->getAlign(), A, A->getParamAlign(),
+                     DL.getTypeAllocSize(A->getParamByValType()).getFixedSize());
     H.CreateBr(Body);
   }
   for (ReturnInst *R : Returns) {
@@ -457,8 +497,12 @@ bool expose_guard(Use &U, Loop &L, const SCEV *Trips, ScalarEvolution &SE, const
                                              IB.CreateICmpSLE(Last64, ConstantInt::get(I64, Hi))));
   Value *First = IB.CreateICmp(Pred, Start, Bound);
   Value *AtLast = IB.CreateICmp(Pred, IB.CreateTrunc(Last64, Ty), Bound);
-  Value *AllTrue = IB.CreateAnd(InRange, IB.CreateAnd(First, AtLast), "gpulab.guard.true");
-  Value *AllFalse = IB.CreateAnd(InRange, IB.CreateNot(IB.CreateOr(First, AtLast)), "gpulab.guard.false");
+  // Frozen: a start computed before the loop with a no-wrap flag of the kernel's own arithmetic
+  // could be poison where the kernel's signed arithmetic overflows (undefined in C++ anyway); a
+  // branch on poison would be undefined in any case.
+  Value *AllTrue = IB.CreateFreeze(IB.CreateAnd(InRange, IB.CreateAnd(First, AtLast)), "gpulab.guard.true");
+  Value *AllFalse =
+      IB.CreateFreeze(IB.CreateAnd(InRange, IB.CreateNot(IB.CreateOr(First, AtLast))), "gpulab.guard.false");
   IRBuilder<> AtUser(cast<Instruction>(U.getUser()));
   U.set(AtUser.CreateOr(AllTrue, AtUser.CreateAnd(Cmp, AtUser.CreateNot(AllFalse))));
   return true;

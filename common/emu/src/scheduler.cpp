@@ -517,7 +517,7 @@ void worker_loop(Launch& L, int worker_id) {
     if (first >= nblocks || first > L.fault_block.load()) break;
     const unsigned long long end = std::min(nblocks, first + chunk);
     for (unsigned long long id = first; id < end && id <= L.fault_block.load();) {
-      if (L.block_loop) {  // the blocks from id on that may run as block loops, in one go
+      if (runs_as_loop(L, block_is_checked(L.id, id, nblocks))) {  // from id on, in one go
         const unsigned long long next = run_block_loops(w, id, end);
         if (next != id) {
           id = next;
@@ -777,7 +777,12 @@ extern "C" void gpulab_emu_register_twin(void* traced, void* plain) {
 }
 
 extern "C" void gpulab_emu_register_block(void* kernel, void* loop, int flags) {
-  gpulab::emu::detail::block_loops()[kernel] = {loop, (flags & 1) != 0, (flags & 2) != 0};
+  auto& loops = gpulab::emu::detail::block_loops();
+  const auto [it, first] = loops.try_emplace(kernel, gpulab::emu::detail::BlockLoop{loop, (flags & 1) != 0, (flags & 2) != 0});
+  if (!first) {  // an inline kernel defined in two files: the cautious union (traced if either is)
+    it->second.traced |= (flags & 1) != 0;
+    it->second.shared |= (flags & 2) != 0;
+  }
 }
 
 extern "C" void* gpulab_emu_plain_twin(void* function) {

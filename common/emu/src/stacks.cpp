@@ -59,14 +59,20 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     const bool overflow = (addr >= guard - kPage && addr < guard + kPage) ||
                           (sp < guard + kPage && sp + (1u << 26) > guard);
     const bool misaligned = info->si_addr == nullptr && w->last_size > 1 && w->last_address % w->last_size != 0;
-    if (w->block_loop && !overflow)  // one call ran all the block's threads: which one faulted is not known
+    // A block loop ran all the block's threads in one call: which one faulted is not known.
+    char who[64];
+    if (w->block_loop) std::snprintf(who, sizeof who, "a thread");
+    else std::snprintf(who, sizeof who, "thread (%u,%u,%u)", t.tid.x, t.tid.y, t.tid.z);
+    const char* loop_note = w->block_loop ? " (an unchecked block, run as one loop over its threads: run it with "
+                                            "every block checked, or GPULAB_EMU_BLOCK_LOOPS=0, to name the thread)"
+                                          : "";
+    if (w->block_loop && !overflow)
       std::snprintf(msg, sizeof msg,
                     "\n[gpulab emu] invalid memory access (%s at address %p) in a thread of block "
-                    "(%u,%u,%u) of the kernel launched at %s:%d, run without checks.\n  hint: an index "
-                    "past the end of an array, or a host pointer passed to a kernel; run it with the "
-                    "checks on (or GPULAB_EMU_BLOCK_LOOPS=0) to name the thread and the line.\n",
+                    "(%u,%u,%u) of the kernel launched at %s:%d%s.\n  hint: an index past the end of an "
+                    "array, or a host pointer passed to a kernel; on a GPU this is an illegal-address error.\n",
                     sig == SIGBUS ? "bus error" : "segmentation fault", info->si_addr, ::blockIdx.x,
-                    ::blockIdx.y, ::blockIdx.z, w->launch->file, w->launch->line);
+                    ::blockIdx.y, ::blockIdx.z, w->launch->file, w->launch->line, loop_note);
     else if (misaligned)
       std::snprintf(msg, sizeof msg,
                     "\n[gpulab emu] misaligned %u-byte access at address %p (%lu bytes past a multiple of %u) in "
@@ -79,13 +85,12 @@ void on_fault(int sig, siginfo_t* info, void* context) {
                     w->launch->line);
     else if (overflow)
       std::snprintf(msg, sizeof msg,
-                    "\n[gpulab emu] stack overflow in thread (%u,%u,%u) of block (%u,%u,%u) of the "
-                    "kernel launched at %s:%d: its %zu KiB stack is exhausted (large local arrays "
+                    "\n[gpulab emu] stack overflow in %s of block (%u,%u,%u) of the "
+                    "kernel launched at %s:%d%s: its %zu KiB stack is exhausted (large local arrays "
                     "or deep recursion).\n  hint: make local arrays smaller or move them to shared "
                     "memory; to emulate anyway, set GPULAB_EMU_STACK_KB (now %zu).\n",
-                    t.tid.x, t.tid.y, t.tid.z, ::blockIdx.x, ::blockIdx.y,
-                    ::blockIdx.z, w->launch->file, w->launch->line, s.usable() / 1024,
-                    s.usable() / 1024);
+                    who, ::blockIdx.x, ::blockIdx.y, ::blockIdx.z, w->launch->file, w->launch->line,
+                    loop_note, s.usable() / 1024, s.usable() / 1024);
     else
       std::snprintf(msg, sizeof msg,
                     "\n[gpulab emu] invalid memory access (%s at address %p) in thread (%u,%u,%u) "

@@ -79,6 +79,28 @@ __global__ void bl_wrapping_guard(float* out, int n, unsigned offset, unsigned l
   if (u < limit && i < n) out[i] = 1.0f + static_cast<float>(i);
 }
 
+/// A parameter passed by value in memory (over 16 bytes), written by each thread: every thread
+/// has its own copy, also in a block loop.
+struct BlTaps {
+  float taps[7];
+  int n;
+};
+__global__ void bl_by_value(BlTaps f, const float* in, float* out, int len) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= len) return;
+  for (int k = 0; k < f.n; ++k) f.taps[k] *= 0.5f;
+  float acc = 0;
+  for (int k = 0; k < f.n; ++k) acc += in[(i + k) % len] * f.taps[k];
+  out[i] = acc;
+}
+
+/// `__restrict__` holds within each thread; the caller passes in == out, so that thread t reads
+/// what thread t-1 wrote (a race on a GPU; on the emulator, threads run one after another).
+__global__ void bl_restrict_chain(const float* __restrict__ in, float* __restrict__ out, int n) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t + 1 < n) out[t + 1] = in[t] + 1.0f;
+}
+
 /// A grid-stride loop.
 __global__ void bl_grid_stride(const float* in, float* out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i] * 0.5f;
@@ -102,6 +124,19 @@ __global__ void bl_atomic(int* counter) { atomicAdd(counter, 1); }
 
 __device__ __noinline__ int bl_helper(int x) { return x * 7 + static_cast<int>(threadIdx.x); }
 __global__ void bl_calls(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = bl_helper(3); }
+
+/// A local array of a run-time size: in a block loop the threads' arrays would pile up.
+__global__ void bl_runtime_sized_local(float* out, int m) {
+  float* buf = static_cast<float*>(__builtin_alloca(sizeof(float) * static_cast<unsigned>(m)));
+  for (int k = 0; k < m; ++k) buf[k] = static_cast<float>(k * threadIdx.x);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = buf[m - 1];
+}
+
+/// Writes an index variable (the emulator's are variables): no block loop.
+__global__ void bl_writes_index(int* out) {
+  threadIdx.x += 1;
+  out[blockIdx.x * blockDim.x + threadIdx.x - 1] = static_cast<int>(threadIdx.x);
+}
 
 /// The same work in every thread: reads no threadIdx (nothing to gain).
 __global__ void bl_no_thread_index(int* out) { out[blockIdx.x] = static_cast<int>(blockDim.x); }

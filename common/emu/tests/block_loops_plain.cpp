@@ -12,3 +12,7 @@ const void* plain_affine_kernel() { return reinterpret_cast<const void*>(&bl_aff
 void plain_affine(const float* in, float* out, int n) { gpulab::launch(bl_affine, (n + 255) / 256, 256, 0, in, out, n); }
 
 void plain_out_of_bounds(float* out) { gpulab::launch(bl_out_of_bounds, 4, 256, 0, out); }
+
+void plain_restrict_chain(float* buf, int n) {
+  gpulab::launch(bl_restrict_chain, (n + 255) / 256, 256, 0, static_cast<const float*>(buf), buf, n);
+}

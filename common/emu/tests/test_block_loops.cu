@@ -17,6 +17,7 @@ namespace emu = gpulab::emu;
 const void* plain_affine_kernel();
 void plain_affine(const float* in, float* out, int n);
 void plain_out_of_bounds(float* out);
+void plain_restrict_chain(float* buf, int n);
 
 namespace {
 
@@ -60,13 +61,16 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
 
 TEST(BlockLoops, OnlyKernelsWithoutBarriersWarpCollectivesOrCallsHaveOne) {
   for (const void* k : {key(bl_affine), key(bl_three_d), key(bl_local_array), key(bl_shared_own_slot),
-                        key(bl_math), key(bl_guards), key(bl_wrapping_guard), key(bl_grid_stride)})
+                        key(bl_math), key(bl_guards), key(bl_wrapping_guard), key(bl_by_value),
+                        key(bl_restrict_chain), key(bl_grid_stride)})
     EXPECT_TRUE(emu::has_block_loop(k));
   EXPECT_FALSE(emu::has_block_loop(key(bl_barrier)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_atomic)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_calls)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_no_thread_index)));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_runtime_sized_local)));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_writes_index)));
   EXPECT_TRUE(emu::has_block_loop(plain_affine_kernel()));
 }
 
@@ -86,6 +90,11 @@ TEST(BlockLoops, ComputeExactlyWhatTheThreadsComputeOneAfterAnother) {
       {"guards", [&] { gpulab::launch(bl_guards, blocks, 256, 0, in.data(), out.data(), n, 0u, 40000u); }},
       {"guards, an index that wraps in block 1",
        [&] { gpulab::launch(bl_guards, blocks, 256, 0, in.data(), out.data(), n, 0xffffffffu - 300u, 5000u); }},
+      {"a parameter by value, written by each thread",
+       [&] {
+         BlTaps f{{1, 2, 3, 4, 5, 6, 7}, 5};
+         gpulab::launch(bl_by_value, blocks, 256, 0, f, in.data(), out.data(), n);
+       }},
       {"a store's guard", [&] { gpulab::launch(bl_wrapping_guard, blocks, 256, 0, out.data(), n, 0u, 0xfffffff0u); }},
       // u < limit at each block's first thread (u = 2^32 - 128) and at its last (u = 127, after
       // the wrap), not in between: true at both ends, yet not for the whole block.
@@ -157,6 +166,29 @@ TEST(BlockLoops, RunInEveryBlockOfAFileWithoutChecks) {
   EXPECT_TRUE(same_bytes(traced, without));
 }
 
+TEST(BlockLoops, KeepTheThreadsOrderWhereRestrictPromisesOnlyOneThreadsAccesses) {
+  Defaults restore;
+  const int n = 40 * 256 + 9;
+  const int workers = emu::workers();
+  emu::set_workers(1);  // the chain also crosses blocks: one after another, in order
+  gpulab::DeviceBuffer<float> buf(n);
+  const std::vector<float> start = inputs(n);
+  auto chain = [&](bool loops) {
+    emu::set_block_loops(loops);
+    buf.upload(start);
+    plain_restrict_chain(buf.data(), n);
+    gpulab::synchronize();
+    return buf.download();
+  };
+  const std::vector<float> threads = chain(false);
+  const long long before = loop_blocks();
+  const std::vector<float> loops = chain(true);
+  EXPECT_EQ(loop_blocks() - before, (n + 255) / 256);
+  EXPECT_TRUE(same_bytes(threads, loops));
+  EXPECT_EQ(threads[300], start[0] + 300.0f);  // a chain through the threads
+  emu::set_workers(workers);
+}
+
 TEST(BlockLoopsDeathTest, ACrashInABlockLoopNamesItsBlock) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   gpulab::DeviceBuffer<float> out(16);
@@ -167,5 +199,5 @@ TEST(BlockLoopsDeathTest, ACrashInABlockLoopNamesItsBlock) {
         gpulab::synchronize();
       },
       "invalid memory access \\(segmentation fault at address 0x[0-9a-f]+\\) in a thread of block \\(0,0,0\\).*"
-      "run without checks.*GPULAB_EMU_BLOCK_LOOPS=0");
+      "an unchecked block, run as one loop over its threads.*GPULAB_EMU_BLOCK_LOOPS=0");
 }
