@@ -189,6 +189,30 @@ TEST(BlockLoops, KeepTheThreadsOrderWhereRestrictPromisesOnlyOneThreadsAccesses)
   emu::set_workers(workers);
 }
 
+TEST(BlockLoops, TheSameForOneAndEightWorkers) {
+  Defaults restore;
+  const int workers = emu::workers();
+  emu::set_check_sampling(true);
+  const int n = 500 * 256 + 11, blocks = (n + 255) / 256;
+  gpulab::DeviceBuffer<float> in(inputs(n)), out(n);
+  std::vector<std::vector<float>> got;
+  std::vector<emu::CheckCoverage> coverage;
+  for (int w : {1, 8}) {
+    emu::set_workers(w);
+    const emu::CheckCoverage c0 = emu::check_coverage();
+    got.push_back(run_once(true, out, [&] { gpulab::launch(bl_guards, blocks, 256, 0, in.data(), out.data(), n, 7u, 90000u); }));
+    const emu::CheckCoverage c1 = emu::check_coverage();
+    coverage.push_back({c1.checked_blocks - c0.checked_blocks, c1.blocks - c0.blocks, c1.loop_blocks - c0.loop_blocks});
+  }
+  emu::set_workers(workers);
+  EXPECT_TRUE(same_bytes(got[0], got[1]));
+  EXPECT_EQ(coverage[0].blocks, blocks);
+  EXPECT_EQ(coverage[1].blocks, blocks);
+  EXPECT_EQ(coverage[0].loop_blocks, coverage[0].blocks - coverage[0].checked_blocks);
+  EXPECT_EQ(coverage[1].loop_blocks, coverage[1].blocks - coverage[1].checked_blocks);
+  EXPECT_GT(coverage[0].loop_blocks, 400);
+}
+
 TEST(BlockLoopsDeathTest, ACrashInABlockLoopNamesItsBlock) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   gpulab::DeviceBuffer<float> out(16);
