@@ -34,6 +34,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/IR/Constants.h"
@@ -60,6 +62,7 @@
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
 #include "llvm/Transforms/Vectorize/LoopVectorize.h"
 #include "llvm/Transforms/Vectorize/SLPVectorizer.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -149,6 +152,25 @@ bool math_function(StringRef N) {
   return Names.count(N) > 0;
 }
 
+constexpr const char *kSyncBlock = "_ZN6gpulab3emu10sync_blockENS0_9BarrierOpEiPKci";
+
+/// A plain __syncthreads() whose place (file and line, as the emulator names it) is known here.
+bool plain_barrier(const CallBase &CB, StringRef *File = nullptr, uint64_t *Line = nullptr) {
+  const Function *Callee = CB.getCalledFunction();
+  if (!Callee || Callee->getName() != kSyncBlock || CB.arg_size() != 4)
+    return false;
+  const auto *Op = dyn_cast<ConstantInt>(CB.getArgOperand(0));
+  const auto *L = dyn_cast<ConstantInt>(CB.getArgOperand(3));
+  StringRef S;
+  if (!Op || !Op->isZero() || !L || !getConstantStringInfo(CB.getArgOperand(2), S))
+    return false;
+  if (File)
+    *File = S;
+  if (Line)
+    *Line = L->getZExtValue();
+  return true;
+}
+
 bool block_loop_candidate(const Function &F) {
   if (F.isDeclaration() || F.isVarArg() || !F.getReturnType()->isVoidTy() || F.isIntrinsic())
     return false;
@@ -167,7 +189,7 @@ bool block_loop_candidate(const Function &F) {
     const Function *Callee = CB->getCalledFunction();
     if (!Callee)
       return false;
-    if (Callee->isIntrinsic())
+    if (Callee->isIntrinsic() || plain_barrier(*CB))
       continue;
     if (!Callee->isDeclaration() || !math_function(Callee->getName()))
       return false;
@@ -263,22 +285,21 @@ GlobalVariable *index_variable(Module &M, StringRef Name, StructType *Uint3) {
   return G;
 }
 
-Function *make_block_loop(Function &F) {
+/// The module's index variables (threadIdx, blockIdx, blockDim, gridDim; declared where the file
+/// never reads one) and their type, if F is a kernel of the kind block loops are for: it reads
+/// threadIdx, and the variables are the emulator's (thread-local structs of three ints).
+bool kernel_index_variables(Function &F, GlobalVariable *Vars[4], StructType *&Uint3) {
   Module &M = *F.getParent();
-  LLVMContext &Ctx = M.getContext();
-  const DataLayout &DL = M.getDataLayout();
-  Type *I32 = Type::getInt32Ty(Ctx);
-  StructType *Uint3 = nullptr;
-  GlobalVariable *Vars[4];
+  Uint3 = nullptr;
   for (int k = 0; k < 4; ++k) {
     GlobalVariable *G = M.getNamedGlobal(kIndexVars[k]);
     if (G && (!three_ints(G->getValueType()) || !G->isThreadLocal()))
-      return nullptr;
+      return false;
     if (G && !Uint3)
       Uint3 = cast<StructType>(G->getValueType());
   }
   if (!Uint3)
-    return nullptr;  // reads no index variable: not a kernel of this kind
+    return false;  // reads no index variable: not a kernel of this kind
   GlobalVariable *Tid = M.getNamedGlobal(kIndexVars[0]);
   bool ReadsTid = false;
   for (const Instruction &I : instructions(F))
@@ -286,9 +307,90 @@ Function *make_block_loop(Function &F) {
       if (const auto *C = dyn_cast<Constant>(U.get()))
         ReadsTid |= Tid && uses_global(C, Tid);
   if (!ReadsTid)
-    return nullptr;  // the same work in every thread: nothing to gain
+    return false;  // the same work in every thread: nothing to gain
   for (int k = 0; k < 4; ++k)
     Vars[k] = index_variable(M, kIndexVars[k], Uint3);
+  return true;
+}
+
+/// What the compiler knew of one thread's accesses does not hold across the block's threads:
+/// `__restrict__` (noalias) parameters and scopes promise nothing between threads, and a
+/// type-based no-alias answer could move one thread's load above another's store of another
+/// type. Drops them all from B: its loops then order the threads' accesses exactly as written.
+void forget_one_thread_facts(Function &B) {
+  for (Argument &A : B.args())
+    A.removeAttr(Attribute::NoAlias);
+  for (Instruction &I : instructions(B)) {
+    I.setMetadata(LLVMContext::MD_noalias, nullptr);
+    I.setMetadata(LLVMContext::MD_alias_scope, nullptr);
+    I.setMetadata(LLVMContext::MD_tbaa, nullptr);
+    I.setMetadata(LLVMContext::MD_tbaa_struct, nullptr);
+  }
+}
+
+/// The threads of linear index Lo to Hi - 1, in order, entered from Pre (which gets its branch
+/// here) and left to Out: a loop over the rows they cover, around a loop over x within the row
+/// (Lo's coordinates are divided out once; each row then starts where the last ended). XHead,
+/// where the thread is (X, Y, Z) of linear index Lin, is left open for the caller: its code must
+/// end in a branch to XLatch.
+struct ThreadRange {
+  Value *X, *Y, *Z, *Lin;
+  BasicBlock *XHead, *XLatch;
+};
+ThreadRange thread_range(Function &B, BasicBlock *Pre, Value *const Dim[3], Value *Lo, Value *Hi, BasicBlock *Out,
+                         const Twine &Name) {
+  LLVMContext &Ctx = B.getContext();
+  Type *I32 = Type::getInt32Ty(Ctx);
+  BasicBlock *RowHead = BasicBlock::Create(Ctx, Name + ".row", &B, Out);
+  BasicBlock *Row = BasicBlock::Create(Ctx, Name + ".row.body", &B, Out);
+  BasicBlock *XHead = BasicBlock::Create(Ctx, Name + ".x", &B, Out);
+  BasicBlock *XLatch = BasicBlock::Create(Ctx, Name + ".x.next", &B, Out);
+  BasicBlock *RowLatch = BasicBlock::Create(Ctx, Name + ".row.next", &B, Out);
+  IRBuilder<> PB(Pre);
+  Value *Rows = PB.CreateUDiv(Lo, Dim[0]);
+  Value *X0 = PB.CreateURem(Lo, Dim[0]), *Y0 = PB.CreateURem(Rows, Dim[1]), *Z0 = PB.CreateUDiv(Rows, Dim[1]);
+  PB.CreateBr(RowHead);
+  IRBuilder<> H(RowHead);
+  auto phi = [&](Value *First, const char *Var) {
+    PHINode *P = H.CreatePHI(I32, 2, Var);
+    P->addIncoming(First, Pre);
+    return P;
+  };
+  PHINode *Start = phi(Lo, "gpulab.row.lin"), *XS = phi(X0, "gpulab.row.x"), *Y = phi(Y0, "gpulab.ty"),
+          *Z = phi(Z0, "gpulab.tz");
+  H.CreateCondBr(H.CreateICmpULT(Start, Hi), Row, Out);
+  IRBuilder<> RB(Row);
+  Value *Count = RB.CreateBinaryIntrinsic(Intrinsic::umin, RB.CreateSub(Dim[0], XS), RB.CreateSub(Hi, Start));
+  Value *XEnd = RB.CreateAdd(XS, Count, "gpulab.x.end");
+  RB.CreateBr(XHead);
+  IRBuilder<> XB(XHead);
+  PHINode *X = XB.CreatePHI(I32, 2, "gpulab.tx");
+  X->addIncoming(XS, Row);
+  Value *Lin = XB.CreateAdd(Start, XB.CreateSub(X, XS), "gpulab.lin");
+  IRBuilder<> XL(XLatch);
+  Value *XNext = XL.CreateAdd(X, ConstantInt::get(I32, 1), "gpulab.tx.next", true, true);
+  XL.CreateCondBr(XL.CreateICmpULT(XNext, XEnd), XHead, RowLatch);
+  X->addIncoming(XNext, XLatch);
+  IRBuilder<> RL(RowLatch);
+  Value *YNext = RL.CreateAdd(Y, ConstantInt::get(I32, 1));
+  Value *Wrap = RL.CreateICmpEQ(YNext, Dim[1]);
+  Start->addIncoming(RL.CreateAdd(Start, Count), RowLatch);
+  XS->addIncoming(ConstantInt::get(I32, 0), RowLatch);
+  Y->addIncoming(RL.CreateSelect(Wrap, ConstantInt::get(I32, 0), YNext), RowLatch);
+  Z->addIncoming(RL.CreateAdd(Z, RL.CreateZExt(Wrap, I32)), RowLatch);
+  RL.CreateBr(RowHead);
+  return {X, Y, Z, Lin, XHead, XLatch};
+}
+
+Function *make_block_loop(Function &F) {
+  Module &M = *F.getParent();
+  LLVMContext &Ctx = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
+  Type *I32 = Type::getInt32Ty(Ctx);
+  StructType *Uint3 = nullptr;
+  GlobalVariable *Vars[4];
+  if (!kernel_index_variables(F, Vars, Uint3))
+    return nullptr;
 
   ValueToValueMapTy VMap;
   Function *B = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getAddressSpace(),
@@ -297,27 +399,10 @@ Function *make_block_loop(Function &F) {
   clone_body(F, *B, VMap, Returns);
   B->removeFnAttr(Attribute::NoInline);
   B->removeFnAttr(Attribute::OptimizeNone);
-  // What the compiler knew of one thread's accesses does not hold across the block's threads:
-  // `__restrict__` (noalias) parameters and scopes promise nothing between threads, and a
-  // type-based no-alias answer could move one thread's load above another's store of another
-  // type. Drop them all: the loop then orders the threads' accesses exactly as written.
-  for (Argument &A : B->args())
-    A.removeAttr(Attribute::NoAlias);
-  for (Instruction &I : instructions(*B)) {
-    I.setMetadata(LLVMContext::MD_noalias, nullptr);
-    I.setMetadata(LLVMContext::MD_alias_scope, nullptr);
-    I.setMetadata(LLVMContext::MD_tbaa, nullptr);
-    I.setMetadata(LLVMContext::MD_tbaa_struct, nullptr);
-  }
+  forget_one_thread_facts(*B);
 
   BasicBlock *Body = &B->getEntryBlock();
   BasicBlock *Entry = BasicBlock::Create(Ctx, "gpulab.entry", B, Body);
-  BasicBlock *ZHead = BasicBlock::Create(Ctx, "gpulab.z", B, Body);
-  BasicBlock *YHead = BasicBlock::Create(Ctx, "gpulab.y", B, Body);
-  BasicBlock *XHead = BasicBlock::Create(Ctx, "gpulab.x", B, Body);
-  BasicBlock *XLatch = BasicBlock::Create(Ctx, "gpulab.x.next", B);
-  BasicBlock *YLatch = BasicBlock::Create(Ctx, "gpulab.y.next", B);
-  BasicBlock *ZLatch = BasicBlock::Create(Ctx, "gpulab.z.next", B);
   BasicBlock *Exit = BasicBlock::Create(Ctx, "gpulab.exit", B);
 
   SmallPtrSet<Instruction *, 16> Own;
@@ -339,7 +424,8 @@ Function *make_block_loop(Function &F) {
       if (k == 2)
         Dim[i] = V;
     }
-  IB.CreateBr(ZHead);
+  Value *N = IB.CreateMul(IB.CreateMul(Dim[0], Dim[1]), Dim[2], "gpulab.n");
+  const ThreadRange Loops = thread_range(*B, Entry, Dim, ConstantInt::get(I32, 0), N, Exit, "gpulab");
   // Static allocas of the kernel: once for the block (each thread's copy, one after another).
   // Any other (a run-time size, an alloca in a loop) would pile up over the block's threads on
   // the one stack: no block loop then.
@@ -369,21 +455,9 @@ Function *make_block_loop(Function &F) {
       ByVal.emplace_back(&A, Copy);
     }
   }
-
-  auto loop_head = [&](BasicBlock *Head, BasicBlock *Pred, const char *Name) {
-    IRBuilder<> H(Head);
-    PHINode *P = H.CreatePHI(I32, 2, Name);
-    P->addIncoming(ConstantInt::get(I32, 0), Pred);
-    return P;
-  };
-  PHINode *Z = loop_head(ZHead, Entry, "gpulab.tz");
-  IRBuilder<>(ZHead).CreateBr(YHead);
-  PHINode *Y = loop_head(YHead, ZHead, "gpulab.ty");
-  IRBuilder<>(YHead).CreateBr(XHead);
-  PHINode *X = loop_head(XHead, YHead, "gpulab.tx");
   {
-    IRBuilder<> H(XHead);
-    Value *T[3] = {X, Y, Z};
+    IRBuilder<> H(Loops.XHead);
+    Value *T[3] = {Loops.X, Loops.Y, Loops.Z};
     for (unsigned i = 0; i < 3; ++i) {
       auto *GEP = cast<Instruction>(H.CreateStructGEP(Uint3, Local[0], i));
       Own.insert(GEP);
@@ -395,18 +469,9 @@ Function *make_block_loop(Function &F) {
     H.CreateBr(Body);
   }
   for (ReturnInst *R : Returns) {
-    BranchInst::Create(XLatch, R);
+    BranchInst::Create(Loops.XLatch, R);
     R->eraseFromParent();
   }
-  auto latch = [&](BasicBlock *Latch, PHINode *P, Value *N, BasicBlock *Head, BasicBlock *Out) {
-    IRBuilder<> L(Latch);
-    Value *Next = L.CreateAdd(P, ConstantInt::get(I32, 1), P->getName() + ".next", true, true);
-    L.CreateCondBr(L.CreateICmpULT(Next, N), Head, Out);
-    P->addIncoming(Next, Latch);
-  };
-  latch(XLatch, X, Dim[0], XHead, YLatch);
-  latch(YLatch, Y, Dim[1], YHead, ZLatch);
-  latch(ZLatch, Z, Dim[2], ZHead, Exit);
   ReturnInst::Create(Ctx, Exit);
 
   for (int k = 0; k < 4; ++k)
@@ -415,6 +480,331 @@ Function *make_block_loop(Function &F) {
       return nullptr;
     }
 
+  return B;
+}
+
+// ---- region loops: block loops of kernels with barriers ------------------------------------
+// A kernel whose only calls besides math are __syncthreads() runs, in the emulator, as phases:
+// each thread in turn runs to its next barrier (or its return), then the next phase starts where
+// the barrier was. K.gpulab_block does the same with one loop nest per phase: each cut at the
+// barriers gives regions of the kernel (from its start, or from a barrier, to the next barrier
+// or a return). A copy of the kernel's body, the thread function, takes the region to start and
+// returns where it stopped (0: returned, k: at barrier k); the block function runs phase 0 for
+// every thread, asks the runtime where the block goes next (gpulab_emu_block_phase_end, which
+// reports a divergent barrier or a thread that returned before one, as the fibers would), and so
+// on. What a thread keeps across a barrier lives in a per-thread slot of a context the runtime
+// lends each block (gpulab_emu_block_scratch): its local arrays, and every value defined in one
+// region and used in another; a value computed from nothing but the index variables and the
+// parameters is computed again instead. The thread function is inlined into each phase's loop
+// with its region a constant, so each loop is one region of the kernel.
+
+bool has_barrier(const Function &F) {
+  for (const Instruction &I : instructions(F))
+    if (const auto *CB = dyn_cast<CallBase>(&I))
+      if (plain_barrier(*CB))
+        return true;
+  return false;
+}
+
+/// May V be computed again anywhere in its thread, with the same result? Constants, parameters,
+/// values of the thread function's entry (which dominates everything), reads of the index
+/// variables (never written in the kernel), and arithmetic of those.
+bool recomputable(Value *V, const BasicBlock *Entry, const SmallPtrSetImpl<const Value *> &Index, int &Budget) {
+  if (isa<Constant>(V) || isa<Argument>(V))
+    return true;
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I)
+    return false;
+  if (I->getParent() == Entry)
+    return true;
+  if (--Budget < 0)
+    return false;
+  if (auto *L = dyn_cast<LoadInst>(I)) {
+    if (L->isVolatile() || !Index.count(getUnderlyingObject(L->getPointerOperand())))
+      return false;
+  } else if (!isa<BinaryOperator>(I) && !isa<CastInst>(I) && !isa<GetElementPtrInst>(I) && !isa<CmpInst>(I) &&
+             !isa<SelectInst>(I)) {
+    return false;
+  }
+  for (Value *Op : I->operands())
+    if (!recomputable(Op, Entry, Index, Budget))
+      return false;
+  return true;
+}
+
+/// A copy of the recomputable V before At (its operands copied too, except the entry's values).
+Value *recompute(Value *V, Instruction *At, const BasicBlock *Entry) {
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I || I->getParent() == Entry)
+    return V;
+  Instruction *C = I->clone();
+  for (unsigned i = 0; i < C->getNumOperands(); ++i)
+    C->setOperand(i, recompute(C->getOperand(i), At, Entry));
+  C->insertBefore(At);
+  C->setName(I->getName() + ".again");
+  return C;
+}
+
+/// Per-thread slots in the block's context: slot s of thread t at Ctx + n * Offset(s) + t * Size(s)
+/// (n the block's threads), each slot's array 16-byte aligned.
+struct Slots {
+  Value *Ctx, *Lin, *N;  // (i8*, i64, i64), in the thread function's entry
+  Instruction *At;       // where addresses are computed: the entry's end
+  uint64_t Bytes = 0;    // per thread, a multiple of 16
+  Value *add(Type *T, const DataLayout &DL, const Twine &Name) {
+    const uint64_t Size = DL.getTypeAllocSize(T).getFixedSize();
+    IRBuilder<> IB(At);
+    Value *Off = IB.CreateAdd(IB.CreateMul(N, IB.getInt64(Bytes)), IB.CreateMul(Lin, IB.getInt64(Size)));
+    Bytes += alignTo(Size, 16);
+    return IB.CreatePointerCast(IB.CreateInBoundsGEP(IB.getInt8Ty(), Ctx, Off), T->getPointerTo(), Name);
+  }
+};
+
+/// The block function of a kernel with barriers (see above), or null.
+Function *make_region_loop(Function &F) {
+  Module &M = *F.getParent();
+  LLVMContext &Ctx = M.getContext();
+  const DataLayout &DL = M.getDataLayout();
+  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx), *I8Ptr = Type::getInt8PtrTy(Ctx);
+  StructType *Uint3 = nullptr;
+  GlobalVariable *Vars[4];
+  if (!kernel_index_variables(F, Vars, Uint3))
+    return nullptr;
+  for (const Argument &A : F.args())
+    if (A.hasByValAttr() || A.hasInAllocaAttr() || A.hasPreallocatedAttr())
+      return nullptr;  // (a thread's own copy would have to live across barriers too)
+
+  // The thread function: F's parameters, then the region to run, the thread's index, blockIdx,
+  // blockDim and gridDim (three each), the thread's linear index, the block's size, the context.
+  const unsigned NF = F.arg_size();
+  SmallVector<Type *, 24> Params(F.getFunctionType()->params().begin(), F.getFunctionType()->params().end());
+  Params.append(15, I32);
+  Params.push_back(I8Ptr);
+  Function *T = Function::Create(FunctionType::get(I32, Params, false), GlobalValue::InternalLinkage,
+                                 F.getAddressSpace(), F.getName() + ".gpulab_thread", &M);
+  ValueToValueMapTy VMap;
+  SmallVector<ReturnInst *, 8> Returns;
+  clone_body(F, *T, VMap, Returns);
+  auto give_up = [&]() -> Function * {
+    T->eraseFromParent();
+    return nullptr;
+  };
+  T->removeFnAttr(Attribute::NoInline);
+  T->removeFnAttr(Attribute::OptimizeNone);
+  T->addFnAttr(Attribute::AlwaysInline);
+  forget_one_thread_facts(*T);
+  // After F's parameters: [0] the region, [1..12] threadIdx, blockIdx, blockDim, gridDim,
+  // [13] the linear thread index, [14] the block's size, [15] the context.
+  auto extra = [&](unsigned i) -> Value * { return T->getArg(NF + i); };
+
+  BasicBlock *Body = &T->getEntryBlock();
+  BasicBlock *Entry = BasicBlock::Create(Ctx, "gpulab.thread", T, Body);
+  IRBuilder<> IB(Entry);
+  SmallPtrSet<Instruction *, 16> Own;
+  SmallPtrSet<const Value *, 4> Index;
+  AllocaInst *Local[4];
+  for (int k = 0; k < 4; ++k) {
+    Local[k] = IB.CreateAlloca(Uint3, nullptr, std::string("gpulab.") + kIndexVars[k]);
+    Index.insert(Local[k]);
+  }
+  for (int k = 0; k < 4; ++k)
+    replace_in_function(*T, Vars[k], Local[k]);
+  for (int k = 0; k < 4; ++k)
+    for (unsigned i = 0; i < 3; ++i) {
+      auto *GEP = cast<Instruction>(IB.CreateStructGEP(Uint3, Local[k], i));
+      Own.insert(GEP);
+      Own.insert(IB.CreateStore(extra(1 + 3 * k + i), GEP));
+    }
+  for (int k = 0; k < 4; ++k)
+    if (!only_read(Local[k], Own))
+      return give_up();
+  for (ReturnInst *R : Returns) {
+    ReturnInst::Create(Ctx, ConstantInt::get(I32, 0), R);
+    R->eraseFromParent();
+  }
+
+  // Cut at the barriers: each ends its region with `return k`; region k starts after it.
+  SmallVector<CallBase *, 8> Barriers;
+  for (Instruction &I : instructions(*T))
+    if (auto *CB = dyn_cast<CallBase>(&I))
+      if (plain_barrier(*CB))
+        Barriers.push_back(CB);
+  SmallVector<std::pair<std::string, uint64_t>, 8> Places;
+  SmallVector<Constant *, 8> Files;
+  for (CallBase *CB : Barriers) {
+    StringRef File;
+    uint64_t Line = 0;
+    plain_barrier(*CB, &File, &Line);
+    // Two barriers at one place (an inlined helper's): the emulator takes them for one, which
+    // the cut here would not. No block function then.
+    if (is_contained(Places, std::make_pair(File.str(), Line)))
+      return give_up();
+    Places.emplace_back(File.str(), Line);
+    Files.push_back(cast<Constant>(CB->getArgOperand(2)));
+  }
+  SwitchInst *Dispatch = IB.CreateSwitch(extra(0), Body, Barriers.size());
+  for (size_t k = 0; k < Barriers.size(); ++k) {
+    CallBase *CB = Barriers[k];
+    BasicBlock *BB = CB->getParent();
+    BasicBlock *Cont = SplitBlock(BB, CB->getNextNode());
+    BB->getTerminator()->eraseFromParent();
+    CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), 0));  // a plain barrier's value
+    CB->eraseFromParent();
+    ReturnInst::Create(Ctx, ConstantInt::get(I32, k + 1), BB);
+    Dispatch->addCase(ConstantInt::get(cast<IntegerType>(I32), k + 1), Cont);
+  }
+
+  // The kernel's local arrays, each thread's own across barriers: slots of the context.
+  Slots S;
+  S.At = Dispatch;
+  S.Ctx = extra(15);
+  {
+    IRBuilder<> AtEnd(Dispatch);
+    S.Lin = AtEnd.CreateZExt(extra(13), I64);
+    S.N = AtEnd.CreateZExt(extra(14), I64);
+  }
+  SmallVector<AllocaInst *, 8> Allocas;
+  for (Instruction &I : instructions(*T))
+    if (auto *AI = dyn_cast<AllocaInst>(&I))
+      if (!Index.count(AI))
+        Allocas.push_back(AI);
+  for (AllocaInst *AI : Allocas) {
+    const auto *Count = dyn_cast<ConstantInt>(AI->getArraySize());
+    if (!Count || AI->getAlign().value() > 16)
+      return give_up();
+    Type *Ty = ArrayType::get(AI->getAllocatedType(), Count->getZExtValue());
+    Value *P = S.add(Ty, DL, AI->getName() + ".slot");
+    AI->replaceAllUsesWith(IRBuilder<>(Dispatch).CreatePointerCast(P, AI->getType()));
+    AI->eraseFromParent();
+  }
+
+  // Values defined in one region and used in another: computed again, or kept in a slot.
+  DominatorTree DT(*T);
+  SmallVector<std::pair<Instruction *, Use *>, 32> Far;
+  for (Instruction &I : instructions(*T)) {
+    if (I.getParent() == Entry)
+      continue;
+    for (Use &U : I.uses())
+      if (!DT.dominates(&I, U))
+        Far.emplace_back(&I, &U);
+  }
+  DenseMap<Instruction *, Value *> Slot;
+  for (auto &[I, U] : Far) {
+    auto *User = cast<Instruction>(U->getUser());
+    Instruction *At = User;
+    if (auto *Phi = dyn_cast<PHINode>(User))
+      At = Phi->getIncomingBlock(*U)->getTerminator();
+    int Budget = 24;
+    if (recomputable(I, Entry, Index, Budget)) {
+      U->set(recompute(I, At, Entry));
+      continue;
+    }
+    Value *&P = Slot[I];
+    if (!P) {
+      P = S.add(I->getType(), DL, I->getName() + ".slot");
+      Instruction *After = I->getParent()->getFirstNonPHI();
+      if (!isa<PHINode>(I))
+        After = I->getNextNode();
+      new StoreInst(I, P, After);
+    }
+    U->set(new LoadInst(I->getType(), P, I->getName() + ".kept", At));
+  }
+  if (verifyFunction(*T))
+    return give_up();
+
+  // The block function: phase after phase, each a loop over the block's threads.
+  Function *B = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getAddressSpace(),
+                                 F.getName() + kBlockSuffix, &M);
+  B->addFnAttr(Attribute::NoSanitizeCoverage);
+  B->addFnAttr(Attribute::NoUnwind);
+  BasicBlock *BEntry = BasicBlock::Create(Ctx, "gpulab.entry", B);
+  BasicBlock *Exit = BasicBlock::Create(Ctx, "gpulab.exit", B);
+  IRBuilder<> EB(BEntry);
+  Value *Idx[9];
+  for (int k = 1; k < 4; ++k)
+    for (unsigned i = 0; i < 3; ++i)
+      Idx[3 * (k - 1) + i] = EB.CreateLoad(I32, EB.CreateStructGEP(Uint3, Vars[k], i));
+  Value *Dim[3] = {Idx[3], Idx[4], Idx[5]};
+  Value *N = EB.CreateMul(EB.CreateMul(Dim[0], Dim[1]), Dim[2], "gpulab.n");
+  Value *N64 = EB.CreateZExt(N, I64);
+  FunctionCallee Scratch = M.getOrInsertFunction("gpulab_emu_block_scratch", FunctionType::get(I8Ptr, {I64}, false));
+  CallInst *Context = EB.CreateCall(Scratch, {EB.CreateMul(N64, EB.getInt64(S.Bytes + 4))}, "gpulab.context");
+  Context->addRetAttr(Attribute::NoAlias);  // a buffer of the block's own, like malloc's
+  if (auto *SF = dyn_cast<Function>(Scratch.getCallee()))
+    SF->addRetAttr(Attribute::NoAlias);
+  Value *States = EB.CreatePointerCast(EB.CreateInBoundsGEP(EB.getInt8Ty(), Context, EB.CreateMul(N64, EB.getInt64(S.Bytes))),
+                                       I32->getPointerTo(), "gpulab.states");
+  // Where each barrier is, for the runtime's messages: {file, line}, from 1.
+  StructType *PlaceTy = StructType::get(I8Ptr, I32);
+  SmallVector<Constant *, 8> Rows{ConstantStruct::get(PlaceTy, {ConstantPointerNull::get(cast<PointerType>(I8Ptr)), ConstantInt::get(I32, 0)})};
+  for (size_t k = 0; k < Places.size(); ++k)
+    Rows.push_back(ConstantStruct::get(PlaceTy, {ConstantExpr::getPointerCast(Files[k], I8Ptr),
+                                                 ConstantInt::get(I32, Places[k].second)}));
+  auto *PlacesTy = ArrayType::get(PlaceTy, Rows.size());
+  auto *PlaceTable = new GlobalVariable(M, PlacesTy, true, GlobalValue::PrivateLinkage,
+                                        ConstantArray::get(PlacesTy, Rows), F.getName() + ".gpulab_barriers");
+  FunctionCallee PhaseEnd = M.getOrInsertFunction(
+      "gpulab_emu_block_phase_end", FunctionType::get(I32, {I32->getPointerTo(), I32, I32, I8Ptr}, false));
+
+  // The order of the threads in each phase, as the fibers run them: the thread that completes a
+  // barrier (the last to arrive) goes on at once, to its next barrier, and the scheduler's next
+  // pass starts from thread 0. So phase p (p barriers passed) starts at thread (n - p) mod n and
+  // wraps around: the threads [r, n), then [0, r). (Race-free kernels compute the same in any
+  // order; this keeps a racy one's result the same with and without block loops.)
+  AllocaInst *Passed = EB.CreateAlloca(I32, nullptr, "gpulab.passed");
+  EB.CreateStore(EB.getInt32(0), Passed);
+  SmallVector<BasicBlock *, 8> Starts;
+  for (size_t k = 0; k <= Barriers.size(); ++k)
+    Starts.push_back(BasicBlock::Create(Ctx, "gpulab.phase" + Twine(k), B, Exit));
+  EB.CreateBr(Starts[0]);
+  for (size_t k = 0; k <= Barriers.size(); ++k) {
+    const std::string Name = ("gpulab.phase" + Twine(k)).str();
+    IRBuilder<> P(Starts[k]);
+    Value *Count = P.CreateLoad(I32, Passed);
+    Value *First = k == 0 ? P.getInt32(0) : P.CreateURem(P.CreateSub(N, P.CreateURem(Count, N)), N, "gpulab.first");
+    BasicBlock *After = BasicBlock::Create(Ctx, Name + ".end", B, Exit);
+    auto run_threads = [&](BasicBlock *Pre, Value *Lo, Value *Hi, BasicBlock *Out) {
+      const ThreadRange R = thread_range(*B, Pre, Dim, Lo, Hi, Out, Name);
+      IRBuilder<> H(R.XHead);
+      SmallVector<Value *, 24> Args;
+      for (Argument &A : B->args())
+        Args.push_back(&A);
+      Args.push_back(ConstantInt::get(I32, k));
+      Args.append({R.X, R.Y, R.Z});
+      Args.append(Idx, Idx + 9);
+      Args.append({R.Lin, N, Context});
+      Value *Stop = H.CreateCall(T, Args);
+      H.CreateStore(Stop, H.CreateInBoundsGEP(I32, States, H.CreateZExt(R.Lin, I64)));
+      H.CreateBr(R.XLatch);
+    };
+    if (k == 0) {
+      run_threads(Starts[k], First, N, After);
+    } else {
+      BasicBlock *Wrap = BasicBlock::Create(Ctx, Name + ".wrap", B, Exit);
+      run_threads(Starts[k], First, N, Wrap);
+      run_threads(Wrap, P.getInt32(0), First, After);
+    }
+    IRBuilder<> A(After);
+    A.CreateStore(A.CreateAdd(A.CreateLoad(I32, Passed), A.getInt32(1)), Passed);
+    Value *Next =
+        A.CreateCall(PhaseEnd, {States, N, First, A.CreatePointerCast(PlaceTable, I8Ptr)}, "gpulab.next");
+    SwitchInst *Go = A.CreateSwitch(Next, Exit, Barriers.size());
+    for (size_t j = 1; j <= Barriers.size(); ++j)
+      Go->addCase(ConstantInt::get(cast<IntegerType>(I32), j), Starts[j]);
+  }
+  ReturnInst::Create(Ctx, Exit);
+
+  SmallVector<CallBase *, 8> Calls;
+  for (User *U : T->users())
+    Calls.push_back(cast<CallBase>(U));
+  for (CallBase *CB : Calls) {
+    InlineFunctionInfo IFI;
+    if (!InlineFunction(*CB, IFI).isSuccess()) {
+      B->eraseFromParent();
+      return give_up();
+    }
+  }
+  T->eraseFromParent();
   return B;
 }
 
@@ -596,7 +986,7 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
     FunctionAnalysisManager &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
     SmallVector<std::pair<Function *, Function *>, 16> Pairs;
     for (Function *F : Candidates)
-      if (Function *B = make_block_loop(*F)) {
+      if (Function *B = has_barrier(*F) ? make_region_loop(*F) : make_block_loop(*F)) {
         if (verifyFunction(*B)) {  // never expected; the kernel then simply has no block loop
           B->eraseFromParent();
           continue;

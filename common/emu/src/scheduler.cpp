@@ -46,6 +46,25 @@ constexpr const char* kExitAtBarrierRule =
     "\n  hint: instead of returning early, guard the work with `if (i < n) { ... }` and let every"
     " thread of the block reach the barrier.";
 
+/// The three ways a block's threads can disagree about a __syncthreads, said the same way by the
+/// fibers (sync_block, thread_returned) and by block loops (gpulab_emu_block_phase_end).
+std::string returned_while_waiting(const std::string& who, int waiting, const char* bar_file, int bar_line) {
+  return who + " returned while " + std::to_string(waiting) + " thread(s) of its block wait at __syncthreads " +
+         where(bar_file, bar_line) + ". " + kExitAtBarrierRule;
+}
+std::string barrier_after_return(const char* file, int line, const std::string& who, const std::string& returned) {
+  return where(file, line) + ": " + who + " reached __syncthreads, but " + returned + " has already returned before it. " +
+         kExitAtBarrierRule;
+}
+std::string divergent_barrier(const char* file, int line, const std::string& who, int waiting, const char* bar_file,
+                              int bar_line) {
+  return where(file, line) + ": " + who + " waits at this __syncthreads while " + std::to_string(waiting) +
+         " other thread(s) of its block wait at " + where(bar_file, bar_line) +
+         ": the barrier is divergent (undefined behaviour on a GPU: it may hang or corrupt)."
+         "\n  hint: put __syncthreads where all threads of the block reach it, outside"
+         " branches that depend on threadIdx.";
+}
+
 __thread Worker* this_worker __attribute__((tls_model("initial-exec"))) = nullptr;
 __thread bool untraced_block __attribute__((tls_model("initial-exec"))) = false;
 
@@ -202,10 +221,7 @@ void thread_returned(Worker& w, Thread& self) {
   Warp& warp = w.warps[static_cast<std::size_t>(self.warp)];
   warp.live &= ~(1ull << self.lane);
   if (w.bar_arrived > 0)
-    fault("exit-at-barrier",
-          describe_thread(w, self) + " returned while " + std::to_string(w.bar_arrived) +
-              " thread(s) of its block wait at __syncthreads " + where(w.bar_file, w.bar_line) +
-              ". " + kExitAtBarrierRule);
+    fault("exit-at-barrier", returned_while_waiting(describe_thread(w, self), w.bar_arrived, w.bar_file, w.bar_line));
   // Lanes that wait for this one in a warp collective may now be complete without it.
   for (std::size_t ri = 0; ri < warp.open.size();)
     if (!try_complete(w, warp, self.warp, ri)) ++ri;
@@ -576,9 +592,7 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
   Thread& self = *w.current;
   if (w.exited > 0)
     fault("exit-at-barrier",
-          where(file, line) + ": " + describe_thread(w, self) + " reached __syncthreads, but " +
-              describe_thread(w, *w.first_exited) +
-              " has already returned before it. " + kExitAtBarrierRule);
+          barrier_after_return(file, line, describe_thread(w, self), describe_thread(w, *w.first_exited)));
   if (w.bar_arrived == 0) {
     w.bar_file = file;
     w.bar_line = line;
@@ -586,12 +600,7 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
     w.bar_acc = op == BarrierOp::all ? 1 : 0;
   } else if (!same_place(file, line, w.bar_file, w.bar_line)) {
     fault("divergent-barrier",
-          where(file, line) + ": " + describe_thread(w, self) + " waits at this __syncthreads while " +
-              std::to_string(w.bar_arrived) + " other thread(s) of its block wait at " +
-              where(w.bar_file, w.bar_line) +
-              ": the barrier is divergent (undefined behaviour on a GPU: it may hang or corrupt)."
-              "\n  hint: put __syncthreads where all threads of the block reach it, outside"
-              " branches that depend on threadIdx.");
+          divergent_barrier(file, line, describe_thread(w, self), w.bar_arrived, w.bar_file, w.bar_line));
   }
   switch (op) {
     case BarrierOp::count: w.bar_acc += pred; break;
@@ -783,6 +792,66 @@ extern "C" void gpulab_emu_register_block(void* kernel, void* loop, int flags) {
     it->second.traced |= (flags & 1) != 0;
     it->second.shared |= (flags & 2) != 0;
   }
+}
+
+extern "C" void* gpulab_emu_block_scratch(std::size_t bytes) {
+  struct Buffer {
+    void* p = nullptr;
+    std::size_t capacity = 0;
+    ~Buffer() { std::free(p); }
+  };
+  static thread_local Buffer b;  // one per worker thread: a block runs on one at a time
+  if (bytes > b.capacity) {
+    std::free(b.p);
+    b.capacity = (std::max(bytes, 2 * b.capacity) + 63) / 64 * 64;
+    b.p = std::aligned_alloc(64, b.capacity);
+    if (!b.p) {
+      std::fprintf(stderr, "gpulab emulator: out of memory for a block's %zu bytes of thread context\n", bytes);
+      std::abort();
+    }
+  }
+  return b.p;
+}
+
+extern "C" int gpulab_emu_block_phase_end(const int* states, int n, int first_thread, const void* barriers) {
+  const int first = states[0];
+  int t = 1;
+  while (t < n && states[t] == first) ++t;
+  if (t == n) return first;  // every thread at the same barrier, or every thread returned
+  // They disagree: say what the fibers would have met first, running the threads in this order.
+  using namespace gpulab::emu::detail;
+  struct Place {
+    const char* file;
+    int line;
+  };
+  const auto* place = static_cast<const Place*>(barriers);
+  Worker& w = *this_worker;
+  auto who = [&](int i) { return describe_thread(w, w.threads[static_cast<std::size_t>(i)]); };
+  int waiting = 0, at = 0, returned = -1;
+  std::string kind, message;
+  for (int i = 0; i < n && kind.empty(); ++i) {  // in the phase's order: from first_thread, around
+    t = (first_thread + i) % n;
+    const int s = states[t];
+    if (s == 0) {
+      if (waiting > 0) {
+        kind = "exit-at-barrier";
+        message = returned_while_waiting(who(t), waiting, place[at].file, place[at].line);
+      } else if (returned < 0) {
+        returned = t;
+      }
+    } else if (returned >= 0) {
+      kind = "exit-at-barrier";
+      message = barrier_after_return(place[s].file, place[s].line, who(t), who(returned));
+    } else if (waiting > 0 && s != at) {
+      kind = "divergent-barrier";
+      message = divergent_barrier(place[s].file, place[s].line, who(t), waiting, place[at].file, place[at].line);
+    } else {
+      at = s;
+      ++waiting;
+    }
+  }
+  record_fault(*w.launch, w.block_id, kind, message);
+  return 0;  // the block ends here
 }
 
 extern "C" void* gpulab_emu_plain_twin(void* function) {

@@ -106,6 +106,89 @@ __global__ void bl_grid_stride(const float* in, float* out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i] * 0.5f;
 }
 
+// ---- kernels with barriers: their block loops run the block phase by phase ----
+
+/// A tile through shared memory, 2-D blocks; indices computed before the barrier are used after.
+__global__ void bl_tile_transpose(const float* in, float* out, int n) {
+  __shared__ float tile[16][17];
+  int x = blockIdx.x * 16 + threadIdx.x, y = blockIdx.y * 16 + threadIdx.y;
+  if (x < n && y < n) tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+  __syncthreads();
+  const int tx = blockIdx.y * 16 + threadIdx.x, ty = blockIdx.x * 16 + threadIdx.y;
+  if (tx < n && ty < n) out[ty * n + tx] = tile[threadIdx.x][threadIdx.y] + static_cast<float>(x - y);
+}
+
+/// A tree over shared memory with interleaved addressing: a barrier inside a loop, whose counter
+/// each thread keeps.
+__global__ void bl_tree(const float* in, float* out, int n) {
+  __shared__ float v[256];
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  v[threadIdx.x] = i < static_cast<unsigned>(n) ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned width = 1; width < blockDim.x; width *= 2) {
+    if (threadIdx.x % (2 * width) == 0 && threadIdx.x + width < blockDim.x)
+      v[threadIdx.x] = v[threadIdx.x] * 0.999f + v[threadIdx.x + width];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[blockIdx.x] = v[0];
+}
+
+/// What a thread keeps across barriers: a loaded value, a local array indexed at run time, an
+/// accumulator, a loop counter.
+__global__ void bl_kept_values(const float* in, float* out, int n, int rounds) {
+  __shared__ float sh[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float mine = i < n ? in[i] : 0.0f;
+  float hist[4] = {mine, 1.0f, 2.0f, 3.0f};
+  float acc = 0;
+  for (int r = 0; r < rounds; ++r) {
+    sh[threadIdx.x] = mine + static_cast<float>(r);
+    __syncthreads();
+    const float nb = sh[(threadIdx.x + static_cast<unsigned>(r) + 1) % blockDim.x];
+    hist[(threadIdx.x + static_cast<unsigned>(r)) & 3] += nb;
+    acc = acc * 0.75f + nb;
+    __syncthreads();
+  }
+  if (i < n) out[i] = acc + hist[threadIdx.x & 3] * 0.5f + hist[(threadIdx.x + 1) & 3] * 0.25f;
+}
+
+/// A race between the barriers: each thread reads its neighbour's slot, which the neighbour writes
+/// in the same phase. What it reads depends on the order the threads run in; block loops must
+/// keep the emulator's order, phase after phase.
+__global__ void bl_racy_phases(float* out, int rounds) {
+  __shared__ float v[256];
+  v[threadIdx.x] = static_cast<float>(threadIdx.x);
+  __syncthreads();
+  for (int r = 0; r < rounds; ++r) {
+    v[threadIdx.x] = v[(threadIdx.x + 1) % blockDim.x] * 0.5f + static_cast<float>(r);
+    __syncthreads();
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v[threadIdx.x];
+}
+
+/// Thread `quit` returns before the barrier the others reach: a fault.
+__global__ void bl_return_before_barrier(float* out, int quit) {
+  __shared__ float v[256];
+  if (static_cast<int>(threadIdx.x) == quit) return;
+  v[threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v[(threadIdx.x + 1) % blockDim.x];
+}
+
+/// Threads below `split` meet a barrier the others skip, then all meet a second one: a fault.
+/// (Two barriers in the two arms of an if-else would become one call whose line depends on the
+/// arm, which gets no block loop.)
+__global__ void bl_divergent_barriers(float* out, int split) {
+  __shared__ float v[256];
+  v[threadIdx.x] = 1.0f;
+  if (static_cast<int>(threadIdx.x) < split) {
+    __syncthreads();
+    v[threadIdx.x] += v[0];
+  }
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v[1];
+}
+
 // ---- kernels without one ----
 
 __global__ void bl_barrier(float* out) {
@@ -130,6 +213,33 @@ __global__ void bl_runtime_sized_local(float* out, int m) {
   float* buf = static_cast<float*>(__builtin_alloca(sizeof(float) * static_cast<unsigned>(m)));
   for (int k = 0; k < m; ++k) buf[k] = static_cast<float>(k * threadIdx.x);
   out[blockIdx.x * blockDim.x + threadIdx.x] = buf[m - 1];
+}
+
+/// __syncthreads_count: a barrier with a value (the fibers compute it).
+__global__ void bl_barrier_count(int* out) {
+  const int c = __syncthreads_count(threadIdx.x % 3 == 0);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = c;
+}
+
+/// Two barriers at one place (an inlined helper's line): the emulator takes them for one.
+__device__ inline void bl_sync_helper() { __syncthreads(); }
+__global__ void bl_barriers_at_one_place(float* out) {
+  __shared__ float v[256];
+  v[threadIdx.x] = 1.0f;
+  bl_sync_helper();
+  const float a = v[(threadIdx.x + 1) % blockDim.x];
+  bl_sync_helper();
+  v[threadIdx.x] = a + 1.0f;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = a;
+}
+
+/// A parameter by value in memory, and a barrier.
+__global__ void bl_by_value_barrier(BlTaps f, float* out) {
+  __shared__ float v[256];
+  f.taps[0] += static_cast<float>(threadIdx.x);
+  v[threadIdx.x] = f.taps[0];
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v[(threadIdx.x + 1) % blockDim.x] + f.taps[0];
 }
 
 /// Writes an index variable (the emulator's are variables): no block loop.

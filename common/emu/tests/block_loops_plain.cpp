@@ -16,3 +16,17 @@ void plain_out_of_bounds(float* out) { gpulab::launch(bl_out_of_bounds, 4, 256, 
 void plain_restrict_chain(float* buf, int n) {
   gpulab::launch(bl_restrict_chain, (n + 255) / 256, 256, 0, static_cast<const float*>(buf), buf, n);
 }
+
+void plain_racy_phases(float* out, int blocks, int rounds) { gpulab::launch(bl_racy_phases, blocks, 256, 0, out, rounds); }
+
+void plain_kept_values(const float* in, float* out, int n, int rounds) {
+  gpulab::launch(bl_kept_values, (n + 255) / 256, 256, 0, in, out, n, rounds);
+}
+
+void plain_return_before_barrier(float* out, int blocks, int quit) {
+  gpulab::launch(bl_return_before_barrier, blocks, 256, 0, out, quit);
+}
+
+void plain_divergent_barriers(float* out, int blocks, int split) {
+  gpulab::launch(bl_divergent_barriers, blocks, 256, 0, out, split);
+}

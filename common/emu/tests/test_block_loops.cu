@@ -7,6 +7,8 @@
 
 #include <cstring>
 #include <functional>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "block_loop_kernels.hpp"
@@ -18,6 +20,10 @@ const void* plain_affine_kernel();
 void plain_affine(const float* in, float* out, int n);
 void plain_out_of_bounds(float* out);
 void plain_restrict_chain(float* buf, int n);
+void plain_racy_phases(float* out, int blocks, int rounds);
+void plain_kept_values(const float* in, float* out, int n, int rounds);
+void plain_return_before_barrier(float* out, int blocks, int quit);
+void plain_divergent_barriers(float* out, int blocks, int split);
 
 namespace {
 
@@ -57,14 +63,35 @@ bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
 }
 
+using Runs = std::vector<std::pair<const char*, std::function<void()>>>;
+
+/// Each of `runs` (filling `out`) computes the same bytes with block loops as without, and runs
+/// more than `loops` blocks as loops.
+void expect_the_same_with_block_loops(gpulab::DeviceBuffer<float>& out, const Runs& runs, long long loops) {
+  for (const auto& [name, run] : runs) {
+    SCOPED_TRACE(name);
+    const std::vector<float> threads = run_once(false, out, run);
+    const long long before = loop_blocks();
+    const std::vector<float> with_loops = run_once(true, out, run);
+    EXPECT_GT(loop_blocks() - before, loops);
+    EXPECT_TRUE(same_bytes(threads, with_loops));
+  }
+}
+
 }  // namespace
 
-TEST(BlockLoops, OnlyKernelsWithoutBarriersWarpCollectivesOrCallsHaveOne) {
+TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
   for (const void* k : {key(bl_affine), key(bl_three_d), key(bl_local_array), key(bl_shared_own_slot),
                         key(bl_math), key(bl_guards), key(bl_wrapping_guard), key(bl_by_value),
                         key(bl_restrict_chain), key(bl_grid_stride)})
     EXPECT_TRUE(emu::has_block_loop(k));
-  EXPECT_FALSE(emu::has_block_loop(key(bl_barrier)));
+  // With __syncthreads: phase by phase.
+  for (const void* k : {key(bl_barrier), key(bl_tile_transpose), key(bl_tree), key(bl_kept_values),
+                        key(bl_racy_phases), key(bl_return_before_barrier), key(bl_divergent_barriers)})
+    EXPECT_TRUE(emu::has_block_loop(k));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_barrier_count)));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_barriers_at_one_place)));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_by_value_barrier)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_atomic)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_calls)));
@@ -81,7 +108,7 @@ TEST(BlockLoops, ComputeExactlyWhatTheThreadsComputeOneAfterAnother) {
   const int blocks = (n + 255) / 256;
   const std::vector<float> h = inputs(n);
   gpulab::DeviceBuffer<float> in(h), out(n);
-  const std::vector<std::pair<const char*, std::function<void()>>> kernels = {
+  const Runs kernels = {
       {"affine", [&] { gpulab::launch(bl_affine, blocks, 256, 0, in.data(), out.data(), n); }},
       {"local array", [&] { gpulab::launch(bl_local_array, blocks, 256, 0, in.data(), out.data(), n); }},
       {"shared, own slot", [&] { gpulab::launch(bl_shared_own_slot, blocks, 256, 0, in.data(), out.data(), n); }},
@@ -101,14 +128,7 @@ TEST(BlockLoops, ComputeExactlyWhatTheThreadsComputeOneAfterAnother) {
       {"a store's guard, true at both ends of each block but not between",
        [&] { gpulab::launch(bl_wrapping_guard, blocks, 256, 0, out.data(), n, 0xffffff80u, 0xfffffff0u); }},
   };
-  for (const auto& [name, run] : kernels) {
-    SCOPED_TRACE(name);
-    const std::vector<float> threads = run_once(false, out, run);
-    const long long before = loop_blocks();
-    const std::vector<float> loops = run_once(true, out, run);
-    EXPECT_GT(loop_blocks() - before, 30);  // all but the sampled blocks
-    EXPECT_TRUE(same_bytes(threads, loops));
-  }
+  expect_the_same_with_block_loops(out, kernels, 30);  // all but the sampled blocks
   // Three dimensions, threads that return early (their elements keep the fill).
   const dim3 grid(3, 2, 2), block(5, 3, 4);
   gpulab::DeviceBuffer<int> ints(12 * 60);
@@ -211,6 +231,71 @@ TEST(BlockLoops, TheSameForOneAndEightWorkers) {
   EXPECT_EQ(coverage[0].loop_blocks, coverage[0].blocks - coverage[0].checked_blocks);
   EXPECT_EQ(coverage[1].loop_blocks, coverage[1].blocks - coverage[1].checked_blocks);
   EXPECT_GT(coverage[0].loop_blocks, 400);
+}
+
+TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
+  Defaults restore;
+  emu::set_check_sampling(true);  // most blocks unchecked: they run as loops
+  const int n = 90 * 256 + 77, blocks = (n + 255) / 256;
+  const std::vector<float> h = inputs(n);
+  gpulab::DeviceBuffer<float> in(h), out(n);
+  const int side = 150;  // 10 x 10 tiles of 16 x 16, the last ones partly outside
+  const Runs kernels = {
+      {"a tile transposed through shared memory",
+       [&] { gpulab::launch(bl_tile_transpose, dim3(10, 10), dim3(16, 16), 0, in.data(), out.data(), side); }},
+      {"a tree, a barrier in a loop", [&] { gpulab::launch(bl_tree, blocks, 256, 0, in.data(), out.data(), n); }},
+      {"a tree over 100 threads", [&] { gpulab::launch(bl_tree, 70, 100, 0, in.data(), out.data(), n); }},
+      {"values kept across barriers", [&] { gpulab::launch(bl_kept_values, blocks, 256, 0, in.data(), out.data(), n, 5); }},
+      {"a race between barriers, 3 phases", [&] { gpulab::launch(bl_racy_phases, 40, 256, 0, out.data(), 2); }},
+      {"a race between barriers, 300 phases (more than the block's threads)",
+       [&] { gpulab::launch(bl_racy_phases, 40, 96, 0, out.data(), 299); }},
+  };
+  expect_the_same_with_block_loops(out, kernels, 30);  // all but the sampled blocks
+  // In a file without checks: every block.
+  emu::set_check_sampling(false);
+  const Runs plain = {
+      {"values kept across barriers", [&] { plain_kept_values(in.data(), out.data(), n, 7); }},
+      {"a race between barriers", [&] { plain_racy_phases(out.data(), 50, 37); }},
+  };
+  expect_the_same_with_block_loops(out, plain, 49);
+}
+
+namespace {
+/// The fault the launches of `run` end with (their message), with block loops on or off.
+std::string fault_of(bool loops, const std::function<void()>& run) {
+  emu::set_block_loops(loops);
+  run();
+  try {
+    gpulab::synchronize();
+  } catch (const gpulab::Error& e) {
+    return e.what();
+  }
+  return "(no fault)";
+}
+}  // namespace
+
+TEST(BlockLoops, ReportABarrierThatTheThreadsDisagreeOnAsTheFibersDo) {
+  Defaults restore;
+  gpulab::DeviceBuffer<float> out(8 * 256);
+  const std::vector<std::tuple<const char*, std::function<void()>, const char*>> cases = {
+      {"thread 0 returns, thread 1 reaches the barrier", [&] { plain_return_before_barrier(out.data(), 8, 0); },
+       "thread (1,0,0) of block (0,0,0) reached __syncthreads, but thread (0,0,0) of block (0,0,0) has already"
+       " returned before it"},
+      {"thread 200 returns while 200 wait", [&] { plain_return_before_barrier(out.data(), 8, 200); },
+       "thread (200,0,0) of block (0,0,0) returned while 200 thread(s) of its block wait at __syncthreads"},
+      {"two barriers", [&] { plain_divergent_barriers(out.data(), 8, 100); },
+       "thread (100,0,0) of block (0,0,0) waits at this __syncthreads while 100 other thread(s) of its block wait"
+       " at "},
+  };
+  for (const auto& [name, run, says] : cases) {
+    SCOPED_TRACE(name);
+    const std::string fibers = fault_of(false, run);
+    const long long before = loop_blocks();
+    const std::string loops = fault_of(true, run);
+    EXPECT_GT(loop_blocks() - before, 0);
+    EXPECT_NE(fibers.find(says), std::string::npos) << fibers;
+    EXPECT_EQ(loops, fibers);
+  }
 }
 
 TEST(BlockLoopsDeathTest, ACrashInABlockLoopNamesItsBlock) {
