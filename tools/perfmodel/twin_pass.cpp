@@ -33,7 +33,12 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/DivergenceAnalysis.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/SyncDependenceAnalysis.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
@@ -551,13 +556,110 @@ struct Slots {
   Value *Ctx, *Lin, *N;  // (i8*, i64, i64), in the thread function's entry
   Instruction *At;       // where addresses are computed: the entry's end
   uint64_t Bytes = 0;    // per thread, a multiple of 16
-  Value *add(Type *T, const DataLayout &DL, const Twine &Name) {
+  /// A new slot of type T: its address for this thread (and, in Offset, n * Offset is thread 0's).
+  Value *add(Type *T, const DataLayout &DL, const Twine &Name, uint64_t *Offset = nullptr) {
     const uint64_t Size = DL.getTypeAllocSize(T).getFixedSize();
+    if (Offset)
+      *Offset = Bytes;
     IRBuilder<> IB(At);
     Value *Off = IB.CreateAdd(IB.CreateMul(N, IB.getInt64(Bytes)), IB.CreateMul(Lin, IB.getInt64(Size)));
     Bytes += alignTo(Size, 16);
     return IB.CreatePointerCast(IB.CreateInBoundsGEP(IB.getInt8Ty(), Ctx, Off), T->getPointerTo(), Name);
   }
+};
+
+/// Uniformity in the thread function T (after the cut at the barriers, before the values that
+/// cross them are kept): which values every thread of a block computes alike, by LLVM's divergence
+/// analysis, seeded with what differs between threads: threadIdx and the linear index, and every
+/// read of memory but blockIdx, blockDim and gridDim (another thread may have written the
+/// location in the same phase; the kernel's local arrays are per-thread slots). A value is held
+/// alike at a barrier if it is uniform and defined in a block that every thread of a phase runs
+/// equally often (not control dependent on a divergent branch), so that every thread defined it
+/// the same number of times.
+class Uniformity {
+public:
+  template <class Extra>
+  Uniformity(Function &T, DominatorTree &DT, const SmallPtrSetImpl<const Value *> &Index, const Value *Tid,
+             Extra extra) {
+    ReversePostOrderTraversal<Function *> RPOT(&T);
+    LoopInfo LI(DT);
+    if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+      return;  // (the analysis needs reducible control flow): nothing is held alike
+    PostDominatorTree PDT(T);
+    SyncDependenceAnalysis SDA(DT, PDT, LI);
+    DivergenceAnalysisImpl DA(T, nullptr, DT, LI, SDA, false);
+    for (unsigned i : {1u, 2u, 3u, 13u})
+      DA.markDivergent(*extra(i));
+    for (Instruction &I : instructions(T)) {
+      bool Differs = isa<FreezeInst>(I) || isa<AllocaInst>(I) || isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I);
+      if (auto *L = dyn_cast<LoadInst>(&I)) {
+        const Value *Object = getUnderlyingObject(L->getPointerOperand());
+        Differs = !Index.count(Object) || Object == Tid || L->isVolatile();
+      } else if (I.mayReadFromMemory() && !isa<CallBase>(I)) {
+        Differs = true;
+      }
+      if (Differs)
+        DA.markDivergent(I);
+    }
+    DA.compute();
+    Reducible = true;
+    // Blocks some threads of a phase run and others do not (or not as often): control dependent
+    // on a divergent branch, or on any branch in such a block (from the post-dominator tree: each
+    // block from a successor of the branch up to, not including, the branch's post-dominator).
+    SmallVector<const BasicBlock *, 16> Splits;
+    for (const BasicBlock &BB : T) {
+      const Instruction *Term = BB.getTerminator();
+      const Value *Cond = nullptr;
+      if (const auto *Br = dyn_cast<BranchInst>(Term); Br && Br->isConditional())
+        Cond = Br->getCondition();
+      else if (const auto *Sw = dyn_cast<SwitchInst>(Term))
+        Cond = Sw->getCondition();
+      if (Cond && DA.isDivergent(*Cond))
+        Splits.push_back(&BB);
+    }
+    while (!Splits.empty()) {
+      const BasicBlock *Split = Splits.pop_back_val();
+      const DomTreeNode *Node = PDT.getNode(Split);
+      const DomTreeNode *Join = Node ? Node->getIDom() : nullptr;
+      for (const BasicBlock *Succ : successors(Split)) {
+        const DomTreeNode *N = PDT.getNode(Succ);
+        if (!N || !Join) {  // (no post-dominator: a path that never returns) all of it, to be sure
+          mark_uneven_from(Succ, Splits);
+          continue;
+        }
+        for (; N && N != Join && N->getBlock(); N = N->getIDom())
+          mark_uneven(N->getBlock(), Splits);
+      }
+    }
+    for (Instruction &I : instructions(T))
+      if (!DA.isDivergent(I) && !Uneven.count(I.getParent()))
+        Alike.insert(&I);
+  }
+  /// Does every thread of a phase run BB equally often? (Not known: no.)
+  bool uneven(const BasicBlock *BB) const { return !Reducible || Uneven.count(BB) > 0; }
+  bool holds(const Instruction &I) const { return Alike.count(&I) > 0; }
+
+private:
+  void mark_uneven(const BasicBlock *BB, SmallVectorImpl<const BasicBlock *> &Splits) {
+    if (!Uneven.insert(BB).second)
+      return;
+    const Instruction *Term = BB->getTerminator();
+    if (Term->getNumSuccessors() > 1)  // a branch among threads already split
+      Splits.push_back(BB);
+  }
+  void mark_uneven_from(const BasicBlock *BB, SmallVectorImpl<const BasicBlock *> &Splits) {
+    SmallVector<const BasicBlock *, 16> Work{BB};
+    while (!Work.empty()) {
+      const BasicBlock *B = Work.pop_back_val();
+      if (Uneven.count(B))
+        continue;
+      mark_uneven(B, Splits);
+      append_range(Work, successors(B));
+    }
+  }
+  bool Reducible = false;
+  SmallPtrSet<const BasicBlock *, 16> Uneven;
+  SmallPtrSet<const Instruction *, 32> Alike;
 };
 
 /// The block function of a kernel with barriers (see above), or null.
@@ -579,7 +681,7 @@ Function *make_region_loop(Function &F) {
   const unsigned NF = F.arg_size();
   SmallVector<Type *, 24> Params(F.getFunctionType()->params().begin(), F.getFunctionType()->params().end());
   Params.append(15, I32);
-  Params.push_back(I8Ptr);
+  Params.append({I8Ptr, I8Ptr});
   Function *T = Function::Create(FunctionType::get(I32, Params, false), GlobalValue::InternalLinkage,
                                  F.getAddressSpace(), F.getName() + ".gpulab_thread", &M);
   ValueToValueMapTy VMap;
@@ -594,7 +696,8 @@ Function *make_region_loop(Function &F) {
   T->addFnAttr(Attribute::AlwaysInline);
   forget_one_thread_facts(*T);
   // After F's parameters: [0] the region, [1..12] threadIdx, blockIdx, blockDim, gridDim,
-  // [13] the linear thread index, [14] the block's size, [15] the context.
+  // [13] the linear thread index, [14] the block's size, [15] the context, [16] the phase's
+  // snapshot of the values every thread of the block holds alike.
   auto extra = [&](unsigned i) -> Value * { return T->getArg(NF + i); };
 
   BasicBlock *Body = &T->getEntryBlock();
@@ -635,14 +738,11 @@ Function *make_region_loop(Function &F) {
     StringRef File;
     uint64_t Line = 0;
     plain_barrier(*CB, &File, &Line);
-    // Two barriers at one place (an inlined helper's): the emulator takes them for one, which
-    // the cut here would not. No block function then.
-    if (is_contained(Places, std::make_pair(File.str(), Line)))
-      return give_up();
     Places.emplace_back(File.str(), Line);
     Files.push_back(cast<Constant>(CB->getArgOperand(2)));
   }
   SwitchInst *Dispatch = IB.CreateSwitch(extra(0), Body, Barriers.size());
+  SmallVector<BasicBlock *, 8> Stops;  // the block that ends at barrier k + 1
   for (size_t k = 0; k < Barriers.size(); ++k) {
     CallBase *CB = Barriers[k];
     BasicBlock *BB = CB->getParent();
@@ -651,6 +751,7 @@ Function *make_region_loop(Function &F) {
     CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), 0));  // a plain barrier's value
     CB->eraseFromParent();
     ReturnInst::Create(Ctx, ConstantInt::get(I32, k + 1), BB);
+    Stops.push_back(BB);
     Dispatch->addCase(ConstantInt::get(cast<IntegerType>(I32), k + 1), Cont);
   }
 
@@ -688,7 +789,26 @@ Function *make_region_loop(Function &F) {
       if (!DT.dominates(&I, U))
         Far.emplace_back(&I, &U);
   }
-  DenseMap<Instruction *, Value *> Slot;
+  // Which of them every thread holds alike (uniform: computed from uniform values only, where
+  // every thread of the block goes the same way). Those a thread cannot have redefined in the
+  // same phase before the use are read from the phase's snapshot (the value thread 0 held when
+  // the phase began, the block function's copy): one value for the whole phase, which the loop
+  // passes may then treat as an invariant of the loop over the threads.
+  const Uniformity Alike(*T, DT, Index, Local[0], extra);
+  // Barriers at one place (a loop unrolled around one, or a helper inlined twice): the emulator
+  // takes them for one. Each thread's next phase starts where it stopped, so the threads must
+  // stop at the same one: no block function where some threads may reach one and the rest another.
+  for (size_t k = 0; k < Barriers.size(); ++k)
+    for (size_t j = k + 1; j < Barriers.size(); ++j)
+      if (Places[k] == Places[j] && (Alike.uneven(Stops[k]) || Alike.uneven(Stops[j])))
+        return give_up();
+  struct Snapshot {
+    Type *Ty;
+    uint64_t Slot, At;  // thread 0's slot (n * Slot), and the offset in the snapshot
+  };
+  SmallVector<Snapshot, 8> Snapshots;
+  uint64_t SnapshotBytes = 0;
+  DenseMap<Instruction *, Value *> Slot, Snapped;
   for (auto &[I, U] : Far) {
     auto *User = cast<Instruction>(U->getUser());
     Instruction *At = User;
@@ -700,14 +820,26 @@ Function *make_region_loop(Function &F) {
       continue;
     }
     Value *&P = Slot[I];
+    uint64_t Offset = 0;
     if (!P) {
-      P = S.add(I->getType(), DL, I->getName() + ".slot");
+      P = S.add(I->getType(), DL, I->getName() + ".slot", &Offset);
       Instruction *After = I->getParent()->getFirstNonPHI();
       if (!isa<PHINode>(I))
         After = I->getNextNode();
       new StoreInst(I, P, After);
+      if (Alike.holds(*I)) {
+        Snapshots.push_back({I->getType(), Offset, SnapshotBytes});
+        Snapped[I] = IRBuilder<>(Dispatch).CreatePointerCast(
+            IRBuilder<>(Dispatch).CreateConstInBoundsGEP1_64(Type::getInt8Ty(Ctx), extra(16), SnapshotBytes),
+            I->getType()->getPointerTo(), I->getName() + ".snapshot");
+        SnapshotBytes += alignTo(DL.getTypeAllocSize(I->getType()).getFixedSize(), 16);
+      }
     }
-    U->set(new LoadInst(I->getType(), P, I->getName() + ".kept", At));
+    Value *From = P;
+    if (Value *Snap = Snapped.lookup(I))
+      if (!isPotentiallyReachable(I, At, nullptr, &DT))
+        From = Snap;
+    U->set(new LoadInst(I->getType(), From, I->getName() + ".kept", At));
   }
   if (verifyFunction(*T))
     return give_up();
@@ -751,8 +883,16 @@ Function *make_region_loop(Function &F) {
   // pass starts from thread 0. So phase p (p barriers passed) starts at thread (n - p) mod n and
   // wraps around: the threads [r, n), then [0, r). (Race-free kernels compute the same in any
   // order; this keeps a racy one's result the same with and without block loops.)
+  auto *SnapshotArea = EB.CreateAlloca(ArrayType::get(EB.getInt8Ty(), std::max<uint64_t>(SnapshotBytes, 16)), nullptr,
+                                       "gpulab.snapshot");
+  SnapshotArea->setAlignment(Align(16));
+  Value *SnapshotBase = EB.CreatePointerCast(SnapshotArea, I8Ptr);
   AllocaInst *Passed = EB.CreateAlloca(I32, nullptr, "gpulab.passed");
   EB.CreateStore(EB.getInt32(0), Passed);
+  // Where the phase's threads stopped, OR-ed and AND-ed together: equal when they all stopped at
+  // the same place (the runtime is asked only when they are not).
+  AllocaInst *Any = EB.CreateAlloca(I32, nullptr, "gpulab.stops.or");
+  AllocaInst *All = EB.CreateAlloca(I32, nullptr, "gpulab.stops.and");
   SmallVector<BasicBlock *, 8> Starts;
   for (size_t k = 0; k <= Barriers.size(); ++k)
     Starts.push_back(BasicBlock::Create(Ctx, "gpulab.phase" + Twine(k), B, Exit));
@@ -761,6 +901,14 @@ Function *make_region_loop(Function &F) {
     const std::string Name = ("gpulab.phase" + Twine(k)).str();
     IRBuilder<> P(Starts[k]);
     Value *Count = P.CreateLoad(I32, Passed);
+    for (const Snapshot &V : Snapshots) {  // thread 0's value (every thread's) as the phase begins
+      Value *Thread0 = P.CreateInBoundsGEP(P.getInt8Ty(), Context, P.CreateMul(N64, P.getInt64(V.Slot)));
+      Value *Held = P.CreateLoad(V.Ty, P.CreatePointerCast(Thread0, V.Ty->getPointerTo()));
+      P.CreateStore(Held, P.CreatePointerCast(P.CreateConstInBoundsGEP1_64(P.getInt8Ty(), SnapshotBase, V.At),
+                                              V.Ty->getPointerTo()));
+    }
+    P.CreateStore(P.getInt32(0), Any);
+    P.CreateStore(P.getInt32(-1), All);
     Value *First = k == 0 ? P.getInt32(0) : P.CreateURem(P.CreateSub(N, P.CreateURem(Count, N)), N, "gpulab.first");
     BasicBlock *After = BasicBlock::Create(Ctx, Name + ".end", B, Exit);
     auto run_threads = [&](BasicBlock *Pre, Value *Lo, Value *Hi, BasicBlock *Out) {
@@ -772,9 +920,11 @@ Function *make_region_loop(Function &F) {
       Args.push_back(ConstantInt::get(I32, k));
       Args.append({R.X, R.Y, R.Z});
       Args.append(Idx, Idx + 9);
-      Args.append({R.Lin, N, Context});
+      Args.append({R.Lin, N, Context, SnapshotBase});
       Value *Stop = H.CreateCall(T, Args);
       H.CreateStore(Stop, H.CreateInBoundsGEP(I32, States, H.CreateZExt(R.Lin, I64)));
+      H.CreateStore(H.CreateOr(H.CreateLoad(I32, Any), Stop), Any);
+      H.CreateStore(H.CreateAnd(H.CreateLoad(I32, All), Stop), All);
       H.CreateBr(R.XLatch);
     };
     if (k == 0) {
@@ -786,11 +936,20 @@ Function *make_region_loop(Function &F) {
     }
     IRBuilder<> A(After);
     A.CreateStore(A.CreateAdd(A.CreateLoad(I32, Passed), A.getInt32(1)), Passed);
-    Value *Next =
-        A.CreateCall(PhaseEnd, {States, N, First, A.CreatePointerCast(PlaceTable, I8Ptr)}, "gpulab.next");
-    SwitchInst *Go = A.CreateSwitch(Next, Exit, Barriers.size());
+    Value *Or = A.CreateLoad(I32, Any), *And = A.CreateLoad(I32, All);
+    BasicBlock *Disagree = BasicBlock::Create(Ctx, Name + ".disagree", B, Exit);
+    BasicBlock *Go = BasicBlock::Create(Ctx, Name + ".go", B, Exit);
+    A.CreateCondBr(A.CreateICmpEQ(Or, And), Go, Disagree);
+    IRBuilder<> D(Disagree);
+    Value *Said = D.CreateCall(PhaseEnd, {States, N, First, D.CreatePointerCast(PlaceTable, I8Ptr)});
+    D.CreateBr(Go);
+    IRBuilder<> G(Go);
+    PHINode *Next = G.CreatePHI(I32, 2, "gpulab.next");
+    Next->addIncoming(Or, After);
+    Next->addIncoming(Said, Disagree);
+    SwitchInst *To = G.CreateSwitch(Next, Exit, Barriers.size());
     for (size_t j = 1; j <= Barriers.size(); ++j)
-      Go->addCase(ConstantInt::get(cast<IntegerType>(I32), j), Starts[j]);
+      To->addCase(ConstantInt::get(cast<IntegerType>(I32), j), Starts[j]);
   }
   ReturnInst::Create(Ctx, Exit);
 

@@ -166,6 +166,86 @@ __global__ void bl_racy_phases(float* out, int rounds) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = v[threadIdx.x];
 }
 
+/// Values a block loop must not take for the same in every thread, though each is computed from
+/// uniform values: one set on a path only some threads take, one that leaves a loop (run at least
+/// once) at a different iteration in each thread, and one read from shared memory at one address that the
+/// threads of the phase increment one after another (a race, but the emulator's order decides).
+/// And a uniform loop counter, kept across barriers and redefined after its use in each phase.
+__global__ void bl_not_alike(const float* in, float* out, int n, int split) {
+  __shared__ int counter;
+  __shared__ float v[256];
+  if (threadIdx.x == 0) counter = 0;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float u = 0.0f;
+  if (static_cast<int>(threadIdx.x) < split) u = static_cast<float>(blockIdx.x) * 2.0f;
+  int k = 0;
+  do {
+    k = k * 2 + 1 + static_cast<int>(blockIdx.x % 3);
+  } while (k < static_cast<int>(threadIdx.x % 5));
+  __syncthreads();
+  const int ticket = counter;
+  counter = ticket + 1;
+  float acc = i < n ? in[i] : 0.0f;
+  for (int r = 0; r < 3; ++r) {
+    v[threadIdx.x] = u + static_cast<float>(k + r + ticket);
+    __syncthreads();
+    acc = acc * 0.5f + v[(threadIdx.x + static_cast<unsigned>(r) + 1) % blockDim.x];
+    __syncthreads();
+  }
+  if (i < n) out[i] = acc + static_cast<float>(ticket) * 0.5f + u + static_cast<float>(k);
+}
+
+/// Two barriers at one place (an inlined helper's line), which the emulator takes for one: every
+/// thread reaches both, so each phase still ends at one of them for the whole block.
+__device__ inline void bl_sync_helper() { __syncthreads(); }
+__global__ void bl_barriers_at_one_place(float* out) {
+  __shared__ float v[256];
+  v[threadIdx.x] = static_cast<float>(threadIdx.x);
+  bl_sync_helper();
+  const float a = v[(threadIdx.x + 1) % blockDim.x];
+  bl_sync_helper();
+  v[threadIdx.x] = a + 1.0f;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = a + v[threadIdx.x ^ 1u];
+}
+
+/// A uniform value redefined in each round, which some rounds keep across two barriers and the
+/// others use in the phase that defined it.
+__global__ void bl_redefined_in_phase(const float* in, float* out, int n, int rounds) {
+  __shared__ float v[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = i < n ? in[i] : 0.0f;
+  int m = 1;
+  for (int r = 0; r < rounds; ++r) {
+    m = m * 3 + r;
+    if (r % 3 == 0) {
+      v[threadIdx.x] = acc;
+      __syncthreads();
+      acc += v[(threadIdx.x + 1) % blockDim.x];
+      __syncthreads();
+    }
+    acc = acc * 0.5f + static_cast<float>(m % 7);
+  }
+  if (i < n) out[i] = acc;
+}
+
+/// A barrier on a path every thread takes or none does (`rounds` even), and a uniform value
+/// defined before it and used after the join: a phase that took the other path uses the value
+/// it defined itself.
+__global__ void bl_barrier_if(const float* in, float* out, int n, int rounds) {
+  __shared__ float v[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = i < n ? in[i] : 0.0f;
+  int m = 1;
+  for (int r = 0; r < rounds; ++r) m = m * 3 + r;
+  v[threadIdx.x] = acc;
+  if (rounds % 2 == 0) {
+    __syncthreads();
+    acc += v[(threadIdx.x + 1) % blockDim.x];
+  }
+  acc += static_cast<float>(m % 7);
+  if (i < n) out[i] = acc;
+}
+
 /// Thread `quit` returns before the barrier the others reach: a fault.
 __global__ void bl_return_before_barrier(float* out, int quit) {
   __shared__ float v[256];
@@ -221,16 +301,17 @@ __global__ void bl_barrier_count(int* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = c;
 }
 
-/// Two barriers at one place (an inlined helper's line): the emulator takes them for one.
-__device__ inline void bl_sync_helper() { __syncthreads(); }
-__global__ void bl_barriers_at_one_place(float* out) {
+/// Two barriers at one place, one of them only in some threads: the fibers would let threads at
+/// the two go on together, each from its own; a block loop cannot. No block loop.
+__global__ void bl_one_place_uneven(float* out, int split) {
   __shared__ float v[256];
   v[threadIdx.x] = 1.0f;
+  if (static_cast<int>(threadIdx.x) < split) {
+    bl_sync_helper();
+    v[threadIdx.x] += v[0];
+  }
   bl_sync_helper();
-  const float a = v[(threadIdx.x + 1) % blockDim.x];
-  bl_sync_helper();
-  v[threadIdx.x] = a + 1.0f;
-  out[blockIdx.x * blockDim.x + threadIdx.x] = a;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v[1];
 }
 
 /// A parameter by value in memory, and a barrier.

@@ -30,3 +30,7 @@ void plain_return_before_barrier(float* out, int blocks, int quit) {
 void plain_divergent_barriers(float* out, int blocks, int split) {
   gpulab::launch(bl_divergent_barriers, blocks, 256, 0, out, split);
 }
+
+void plain_not_alike(const float* in, float* out, int n, int split) {
+  gpulab::launch(bl_not_alike, (n + 255) / 256, 256, 0, in, out, n, split);
+}

@@ -22,6 +22,7 @@ void plain_out_of_bounds(float* out);
 void plain_restrict_chain(float* buf, int n);
 void plain_racy_phases(float* out, int blocks, int rounds);
 void plain_kept_values(const float* in, float* out, int n, int rounds);
+void plain_not_alike(const float* in, float* out, int n, int split);
 void plain_return_before_barrier(float* out, int blocks, int quit);
 void plain_divergent_barriers(float* out, int blocks, int split);
 
@@ -87,10 +88,12 @@ TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
     EXPECT_TRUE(emu::has_block_loop(k));
   // With __syncthreads: phase by phase.
   for (const void* k : {key(bl_barrier), key(bl_tile_transpose), key(bl_tree), key(bl_kept_values),
-                        key(bl_racy_phases), key(bl_return_before_barrier), key(bl_divergent_barriers)})
+                        key(bl_racy_phases), key(bl_not_alike), key(bl_redefined_in_phase),
+                        key(bl_barriers_at_one_place), key(bl_barrier_if), key(bl_return_before_barrier),
+                        key(bl_divergent_barriers)})
     EXPECT_TRUE(emu::has_block_loop(k));
   EXPECT_FALSE(emu::has_block_loop(key(bl_barrier_count)));
-  EXPECT_FALSE(emu::has_block_loop(key(bl_barriers_at_one_place)));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_one_place_uneven)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_by_value_barrier)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_atomic)));
@@ -246,6 +249,13 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
       {"a tree, a barrier in a loop", [&] { gpulab::launch(bl_tree, blocks, 256, 0, in.data(), out.data(), n); }},
       {"a tree over 100 threads", [&] { gpulab::launch(bl_tree, 70, 100, 0, in.data(), out.data(), n); }},
       {"values kept across barriers", [&] { gpulab::launch(bl_kept_values, blocks, 256, 0, in.data(), out.data(), n, 5); }},
+      {"values alike in every thread, and not", [&] { gpulab::launch(bl_not_alike, blocks, 256, 0, in.data(), out.data(), n, 77); }},
+      {"a uniform value redefined in the phase that uses it",
+       [&] { gpulab::launch(bl_redefined_in_phase, blocks, 256, 0, in.data(), out.data(), n, 8); }},
+      {"a barrier on a uniform path, taken", [&] { gpulab::launch(bl_barrier_if, blocks, 256, 0, in.data(), out.data(), n, 6); }},
+      {"a barrier on a uniform path, not taken",
+       [&] { gpulab::launch(bl_barrier_if, blocks, 256, 0, in.data(), out.data(), n, 7); }},
+      {"two barriers at one place", [&] { gpulab::launch(bl_barriers_at_one_place, 40, 256, 0, out.data()); }},
       {"a race between barriers, 3 phases", [&] { gpulab::launch(bl_racy_phases, 40, 256, 0, out.data(), 2); }},
       {"a race between barriers, 300 phases (more than the block's threads)",
        [&] { gpulab::launch(bl_racy_phases, 40, 96, 0, out.data(), 299); }},
@@ -256,6 +266,7 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
   const Runs plain = {
       {"values kept across barriers", [&] { plain_kept_values(in.data(), out.data(), n, 7); }},
       {"a race between barriers", [&] { plain_racy_phases(out.data(), 50, 37); }},
+      {"values alike in every thread, and not", [&] { plain_not_alike(in.data(), out.data(), n, 100); }},
   };
   expect_the_same_with_block_loops(out, plain, 49);
 }
