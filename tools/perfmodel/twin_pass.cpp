@@ -176,6 +176,26 @@ bool plain_barrier(const CallBase &CB, StringRef *File = nullptr, uint64_t *Line
   return true;
 }
 
+constexpr const char *kDynamicShared = "_ZN6gpulab3emu19dynamic_shared_baseEv";
+
+/// gpulab::emu::dynamic_shared_base(): the block's dynamic shared memory, the same address for
+/// every thread of the block (its worker's buffer); reads nothing else, writes nothing.
+bool dynamic_shared_base(const CallBase &CB) {
+  const Function *Callee = CB.getCalledFunction();
+  return Callee && Callee->getName() == kDynamicShared && CB.arg_size() == 0;
+}
+
+/// In a copy that runs a whole block, dynamic_shared_base() is a constant the loop passes may
+/// hoist out of the loops over the threads.
+void dynamic_shared_is_constant(Function &B) {
+  for (Instruction &I : instructions(B))
+    if (auto *CB = dyn_cast<CallInst>(&I); CB && dynamic_shared_base(*CB)) {
+      CB->setDoesNotAccessMemory();
+      CB->setDoesNotThrow();
+      CB->addFnAttr(Attribute::WillReturn);
+    }
+}
+
 bool block_loop_candidate(const Function &F) {
   if (F.isDeclaration() || F.isVarArg() || !F.getReturnType()->isVoidTy() || F.isIntrinsic())
     return false;
@@ -194,7 +214,7 @@ bool block_loop_candidate(const Function &F) {
     const Function *Callee = CB->getCalledFunction();
     if (!Callee)
       return false;
-    if (Callee->isIntrinsic() || plain_barrier(*CB))
+    if (Callee->isIntrinsic() || plain_barrier(*CB) || dynamic_shared_base(*CB))
       continue;
     if (!Callee->isDeclaration() || !math_function(Callee->getName()))
       return false;
@@ -405,6 +425,7 @@ Function *make_block_loop(Function &F) {
   B->removeFnAttr(Attribute::NoInline);
   B->removeFnAttr(Attribute::OptimizeNone);
   forget_one_thread_facts(*B);
+  dynamic_shared_is_constant(*B);
 
   BasicBlock *Body = &B->getEntryBlock();
   BasicBlock *Entry = BasicBlock::Create(Ctx, "gpulab.entry", B, Body);
@@ -695,6 +716,7 @@ Function *make_region_loop(Function &F) {
   T->removeFnAttr(Attribute::OptimizeNone);
   T->addFnAttr(Attribute::AlwaysInline);
   forget_one_thread_facts(*T);
+  dynamic_shared_is_constant(*T);
   // After F's parameters: [0] the region, [1..12] threadIdx, blockIdx, blockDim, gridDim,
   // [13] the linear thread index, [14] the block's size, [15] the context, [16] the phase's
   // snapshot of the values every thread of the block holds alike.
@@ -1110,14 +1132,18 @@ void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM) {
   Late.run(B, FAM);
 }
 
-/// Does B use thread-local storage other than the index variables (a __shared__ variable)?
+/// Does B use thread-local storage other than the index variables (a __shared__ variable), or
+/// the block's dynamic shared memory?
 bool uses_shared_memory(const Function &B) {
   SmallVector<const Constant *, 16> Work;
   SmallPtrSet<const Constant *, 32> Seen;
-  for (const Instruction &I : instructions(B))
+  for (const Instruction &I : instructions(B)) {
+    if (const auto *CB = dyn_cast<CallBase>(&I); CB && dynamic_shared_base(*CB))
+      return true;
     for (const Use &U : I.operands())
       if (const auto *C = dyn_cast<Constant>(U.get()))
         Work.push_back(C);
+  }
   while (!Work.empty()) {
     const Constant *C = Work.pop_back_val();
     if (!Seen.insert(C).second)

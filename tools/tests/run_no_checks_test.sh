@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ./gpulab run --no-checks and --checks=sample: the same program gives the same output as with all
-# checks (a gpulab kernel file and plain CUDA files through the <<<>>> translator; one has a kernel
-# that runs as block loops where the twin pass is built); without checks
-# the report says so and has no metrics, and a barrier fault is still reported; with sampled
+# checks (a gpulab kernel file and plain CUDA files through the <<<>>> translator; two have kernels
+# that run as block loops where the twin pass is built, one of them with barriers); without checks
+# the report says so and has no metrics, and a barrier fault is still reported (the same as a
+# block loop as with the fibers); with sampled
 # checks the report says how many blocks were checked, the per-request metrics of a uniform
 # kernel equal the full run's, a shared-memory race in the first block and an out-of-bounds read in
 # the last are still found (both are always checked); an unknown --checks value is refused.
@@ -32,10 +33,11 @@ for f in "$root/examples/transpose.cu" "$root/tests/cuda-corpus/matmul_tiled.cu"
   echo "ok: $(basename "$f"): same output with and without checks"
   # streams_two.cu's scale_shift has no barrier, warp collective or call: a block loop where the
   # twin pass is built (tools/perfmodel/twin_pass.cpp); its output was compared above.
-  if [[ "$f" == */streams_two.cu && -f "$build/tools/perfmodel/libgpulab_twin_pass.so" ]]; then
+  # matmul_tiled.cu's kernel has __syncthreads: its block loop runs phase by phase.
+  if [[ ("$f" == */streams_two.cu || "$f" == */matmul_tiled.cu) && -f "$build/tools/perfmodel/libgpulab_twin_pass.so" ]]; then
     grep -qE "block loops: [1-9][0-9]* of [0-9]+ blocks ran as one loop" "$tmp/plain.txt" \
-      || fail "streams_two.cu: no block ran as a block loop without checks: $(tail -8 "$tmp/plain.txt")"
-    echo "ok: streams_two.cu: its scale_shift ran as block loops, with the same output"
+      || fail "$(basename "$f"): no block ran as a block loop without checks: $(tail -8 "$tmp/plain.txt")"
+    echo "ok: $(basename "$f"): block loops ran, with the same output"
   fi
 done
 
@@ -44,6 +46,13 @@ grep -q "returned while 16 thread(s) of its block wait at __syncthreads .*exit_a
   || fail "the barrier fault was not reported without checks: $(cat "$tmp/barrier.txt")"
 grep -q "sync: unspecified launch failure" "$tmp/barrier.txt" || fail "the program did not get the launch failure"
 echo "ok: a barrier fault is reported without checks"
+if [[ -f "$build/tools/perfmodel/libgpulab_twin_pass.so" ]]; then
+  GPULAB_EMU_BLOCK_LOOPS=0 run --no-checks "$root/tools/tests/run/exit_at_barrier.cu" > "$tmp/barrier-fibers.txt" 2>&1
+  grep -qE "block loops: [1-9]" "$tmp/barrier.txt" || fail "exit_at_barrier.cu did not run as a block loop: $(cat "$tmp/barrier.txt")"
+  cmp -s <(grep "exit-at-barrier" "$tmp/barrier.txt") <(grep "exit-at-barrier" "$tmp/barrier-fibers.txt") ||
+    fail "the barrier fault is not reported the same with block loops: $(diff "$tmp/barrier.txt" "$tmp/barrier-fibers.txt")"
+  echo "ok: the same barrier fault as a block loop"
+fi
 
 run --checks=all "$root/examples/transpose.cu" > "$tmp/all.txt" 2>&1 || fail "transpose.cu with all checks failed"
 run --checks=sample "$root/examples/transpose.cu" > "$tmp/sample.txt" 2>&1 || fail "transpose.cu, sampled: $(tail -5 "$tmp/sample.txt")"

@@ -246,6 +246,18 @@ __global__ void bl_barrier_if(const float* in, float* out, int n, int rounds) {
   if (i < n) out[i] = acc;
 }
 
+/// Dynamic shared memory and a barrier; each thread also reads a slot no thread writes, which the
+/// emulator poisons before every block, block loop or not (a file without checks does not report
+/// the read).
+__global__ void bl_dynamic_shared(float* out) {
+  float* s = gpulab::dynamic_shared<float>();
+  s[threadIdx.x] = static_cast<float>(threadIdx.x) * 1.5f + static_cast<float>(blockIdx.x);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[(threadIdx.x + 1) % blockDim.x] + s[blockDim.x];
+  __syncthreads();
+  s[blockDim.x] = 1.0f;  // the next block on this worker must still see poison there
+}
+
 /// Thread `quit` returns before the barrier the others reach: a fault.
 __global__ void bl_return_before_barrier(float* out, int quit) {
   __shared__ float v[256];

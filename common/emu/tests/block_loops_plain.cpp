@@ -34,3 +34,9 @@ void plain_divergent_barriers(float* out, int blocks, int split) {
 void plain_not_alike(const float* in, float* out, int n, int split) {
   gpulab::launch(bl_not_alike, (n + 255) / 256, 256, 0, in, out, n, split);
 }
+
+const void* plain_dynamic_shared_kernel() { return reinterpret_cast<const void*>(&bl_dynamic_shared); }
+
+void plain_dynamic_shared(float* out, int blocks) {
+  gpulab::launch(bl_dynamic_shared, blocks, 128, 129 * sizeof(float), out);
+}

@@ -23,6 +23,8 @@ void plain_restrict_chain(float* buf, int n);
 void plain_racy_phases(float* out, int blocks, int rounds);
 void plain_kept_values(const float* in, float* out, int n, int rounds);
 void plain_not_alike(const float* in, float* out, int n, int split);
+const void* plain_dynamic_shared_kernel();
+void plain_dynamic_shared(float* out, int blocks);
 void plain_return_before_barrier(float* out, int blocks, int quit);
 void plain_divergent_barriers(float* out, int blocks, int split);
 
@@ -102,6 +104,7 @@ TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
   EXPECT_FALSE(emu::has_block_loop(key(bl_runtime_sized_local)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_writes_index)));
   EXPECT_TRUE(emu::has_block_loop(plain_affine_kernel()));
+  EXPECT_TRUE(emu::has_block_loop(plain_dynamic_shared_kernel()));
 }
 
 TEST(BlockLoops, ComputeExactlyWhatTheThreadsComputeOneAfterAnother) {
@@ -267,6 +270,7 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
       {"values kept across barriers", [&] { plain_kept_values(in.data(), out.data(), n, 7); }},
       {"a race between barriers", [&] { plain_racy_phases(out.data(), 50, 37); }},
       {"values alike in every thread, and not", [&] { plain_not_alike(in.data(), out.data(), n, 100); }},
+      {"dynamic shared memory, poisoned before each block", [&] { plain_dynamic_shared(out.data(), 150); }},
   };
   expect_the_same_with_block_loops(out, plain, 49);
 }
