@@ -3,8 +3,9 @@
 // LLVM 14 new-pass-manager plugin ("GpulabTwins") with two passes, both run
 // at the end of the optimisation pipeline, block loops first:
 //   * "gpulab-block-loops", for any kernel file of the emu back-end, traced
-//     or not: a block loop of each kernel without barriers, warp collectives
-//     or calls (see "block loops" below);
+//     or not: a block loop of each kernel without warp collectives or calls
+//     (see "block loops" below), phase by phase where it has __syncthreads()
+//     (see "region loops");
 //   * "gpulab-twins", for kernel files built with access tracing
 //     (-fsanitize-coverage=trace-loads,trace-stores; kernel.hpp then defines
 //     the marker gpulab_emu_traced_file).
@@ -137,9 +138,10 @@ void add_registration(Module &M, const Twine &Name, FunctionCallee Callee, Array
 // checks (gpulab_emu_register_block).
 //
 // Which functions: every function of the module whose address is taken and that returns void
-// (the kernels a launch passes by pointer), calls nothing but LLVM intrinsics and a short list of
-// C math functions (so no barrier, no warp collective, no atomic, no function that might read
-// the index variables), and reads the index variables only by loads.
+// (the kernels a launch passes by pointer), calls nothing but LLVM intrinsics, a short list of
+// C math functions, gpulab::emu::dynamic_shared_base and plain __syncthreads() (so no warp
+// collective, no atomic, no function that might read the index variables), and reads the index
+// variables only by loads. A kernel with a barrier gets a region loop (below) instead.
 
 constexpr const char *kBlockSuffix = ".gpulab_block";
 constexpr const char *kIndexVars[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
@@ -795,6 +797,18 @@ Function *make_region_loop(Function &F) {
     const auto *Count = dyn_cast<ConstantInt>(AI->getArraySize());
     if (!Count || AI->getAlign().value() > 16)
       return give_up();
+    // (Lifetime markers describe a stack object; a slot is a part of the context.)
+    SmallVector<Instruction *, 8> Markers;
+    for (User *U : AI->users()) {
+      if (auto *II = dyn_cast<IntrinsicInst>(U); II && II->isLifetimeStartOrEnd())
+        Markers.push_back(II);
+      else if (isa<BitCastInst>(U))
+        for (User *V : U->users())
+          if (auto *II = dyn_cast<IntrinsicInst>(V); II && II->isLifetimeStartOrEnd())
+            Markers.push_back(II);
+    }
+    for (Instruction *Marker : Markers)
+      Marker->eraseFromParent();
     Type *Ty = ArrayType::get(AI->getAllocatedType(), Count->getZExtValue());
     Value *P = S.add(Ty, DL, AI->getName() + ".slot");
     AI->replaceAllUsesWith(IRBuilder<>(Dispatch).CreatePointerCast(P, AI->getType()));
