@@ -573,8 +573,9 @@ Value *recompute(Value *V, Instruction *At, const BasicBlock *Entry) {
   return C;
 }
 
-/// Per-thread slots in the block's context: slot s of thread t at Ctx + n * Offset(s) + t * Size(s)
-/// (n the block's threads), each slot's array 16-byte aligned.
+/// Per-thread slots in the block's context: slot s of thread t at Ctx + n * Offset(s) + t * Stride(s)
+/// (n the block's threads; the stride is the size rounded up to 16 bytes), every copy 16-byte
+/// aligned.
 struct Slots {
   Value *Ctx, *Lin, *N;  // (i8*, i64, i64), in the thread function's entry
   Instruction *At;       // where addresses are computed: the entry's end
@@ -584,9 +585,12 @@ struct Slots {
     const uint64_t Size = DL.getTypeAllocSize(T).getFixedSize();
     if (Offset)
       *Offset = Bytes;
+    // Each thread's copy 16 bytes aligned, as the kernel's own code may assume of a local array
+    // (an array of 16 bytes or more is 16-aligned on x86-64, and its vector accesses say so).
+    const uint64_t Stride = alignTo(Size, 16);
     IRBuilder<> IB(At);
-    Value *Off = IB.CreateAdd(IB.CreateMul(N, IB.getInt64(Bytes)), IB.CreateMul(Lin, IB.getInt64(Size)));
-    Bytes += alignTo(Size, 16);
+    Value *Off = IB.CreateAdd(IB.CreateMul(N, IB.getInt64(Bytes)), IB.CreateMul(Lin, IB.getInt64(Stride)));
+    Bytes += Stride;
     return IB.CreatePointerCast(IB.CreateInBoundsGEP(IB.getInt8Ty(), Ctx, Off), T->getPointerTo(), Name);
   }
 };
@@ -603,12 +607,37 @@ class Uniformity {
 public:
   template <class Extra>
   Uniformity(Function &T, DominatorTree &DT, const SmallPtrSetImpl<const Value *> &Index, const Value *Tid,
-             Extra extra) {
+             Extra extra, ArrayRef<Instruction *> KeptValues)
+      : Kept(KeptValues.begin(), KeptValues.end()) {
     ReversePostOrderTraversal<Function *> RPOT(&T);
     LoopInfo LI(DT);
     if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
       return;  // (the analysis needs reducible control flow): nothing is held alike
     PostDominatorTree PDT(T);
+    // A kept value not held alike is read from each thread's own slot after the barrier: what is
+    // computed from that read differs between threads too, which the analysis (blind to the cut)
+    // does not see. So such values are seeded as divergent and the analysis runs again, until
+    // no kept value changes side.
+    SmallPtrSet<const Instruction *, 16> Differing;
+    for (;;) {
+      analyse(T, DT, PDT, LI, Index, Tid, extra, Differing);
+      bool Changed = false;
+      for (const Instruction *V : Kept)
+        if (!holds(*V))
+          Changed |= Differing.insert(V).second;
+      if (!Changed)
+        break;
+    }
+    Reducible = true;
+  }
+
+private:
+  template <class Extra>
+  void analyse(Function &T, DominatorTree &DT, PostDominatorTree &PDT, LoopInfo &LI,
+               const SmallPtrSetImpl<const Value *> &Index, const Value *Tid, Extra extra,
+               const SmallPtrSetImpl<const Instruction *> &Differing) {
+    Uneven.clear();
+    Alike.clear();
     SyncDependenceAnalysis SDA(DT, PDT, LI);
     DivergenceAnalysisImpl DA(T, nullptr, DT, LI, SDA, false);
     for (unsigned i : {1u, 2u, 3u, 13u})
@@ -624,8 +653,9 @@ public:
       if (Differs)
         DA.markDivergent(I);
     }
+    for (const Instruction *V : Differing)
+      DA.markDivergent(*V);
     DA.compute();
-    Reducible = true;
     // Blocks some threads of a phase run and others do not (or not as often): control dependent
     // on a divergent branch, or on any branch in such a block (from the post-dominator tree: each
     // block from a successor of the branch up to, not including, the branch's post-dominator).
@@ -658,6 +688,8 @@ public:
       if (!DA.isDivergent(I) && !Uneven.count(I.getParent()))
         Alike.insert(&I);
   }
+
+public:
   /// Does every thread of a phase run BB equally often? (Not known: no.)
   bool uneven(const BasicBlock *BB) const { return !Reducible || Uneven.count(BB) > 0; }
   bool holds(const Instruction &I) const { return Alike.count(&I) > 0; }
@@ -681,6 +713,7 @@ private:
     }
   }
   bool Reducible = false;
+  SmallVector<const Instruction *, 16> Kept;  // the values kept across a barrier
   SmallPtrSet<const BasicBlock *, 16> Uneven;
   SmallPtrSet<const Instruction *, 32> Alike;
 };
@@ -830,7 +863,11 @@ Function *make_region_loop(Function &F) {
   // same phase before the use are read from the phase's snapshot (the value thread 0 held when
   // the phase began, the block function's copy): one value for the whole phase, which the loop
   // passes may then treat as an invariant of the loop over the threads.
-  const Uniformity Alike(*T, DT, Index, Local[0], extra);
+  SmallVector<Instruction *, 16> KeptValues;
+  for (auto &[I, U] : Far)
+    if (KeptValues.empty() || KeptValues.back() != I)
+      KeptValues.push_back(I);
+  const Uniformity Alike(*T, DT, Index, Local[0], extra, KeptValues);
   // Barriers at one place (a loop unrolled around one, or a helper inlined twice): the emulator
   // takes them for one. Each thread's next phase starts where it stopped, so the threads must
   // stop at the same one: no block function where some threads may reach one and the rest another.
@@ -845,6 +882,7 @@ Function *make_region_loop(Function &F) {
   SmallVector<Snapshot, 8> Snapshots;
   uint64_t SnapshotBytes = 0;
   DenseMap<Instruction *, Value *> Slot, Snapped;
+  DenseMap<std::pair<Value *, Instruction *>, Value *> Reads;  // what a use at a place reads
   for (auto &[I, U] : Far) {
     auto *User = cast<Instruction>(U->getUser());
     Instruction *At = User;
@@ -852,7 +890,10 @@ Function *make_region_loop(Function &F) {
       At = Phi->getIncomingBlock(*U)->getTerminator();
     int Budget = 24;
     if (recomputable(I, Entry, Index, Budget)) {
-      U->set(recompute(I, At, Entry));
+      Value *&Again = Reads[{I, At}];
+      if (!Again)
+        Again = recompute(I, At, Entry);
+      U->set(Again);
       continue;
     }
     Value *&P = Slot[I];
@@ -875,7 +916,11 @@ Function *make_region_loop(Function &F) {
     if (Value *Snap = Snapped.lookup(I))
       if (!isPotentiallyReachable(I, At, nullptr, &DT))
         From = Snap;
-    U->set(new LoadInst(I->getType(), From, I->getName() + ".kept", At));
+    // (One read per place: a phi may take the same value twice from one block.)
+    Value *&Read = Reads[{From, At}];
+    if (!Read)
+      Read = new LoadInst(I->getType(), From, I->getName() + ".kept", At);
+    U->set(Read);
   }
   if (verifyFunction(*T))
     return give_up();
@@ -883,6 +928,10 @@ Function *make_region_loop(Function &F) {
   // The block function: phase after phase, each a loop over the block's threads.
   Function *B = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getAddressSpace(),
                                  F.getName() + kBlockSuffix, &M);
+  for (const Attribute &A : F.getAttributes().getFnAttrs())  // the kernel's code-generation settings
+    B->addFnAttr(A);
+  B->removeFnAttr(Attribute::NoInline);
+  B->removeFnAttr(Attribute::OptimizeNone);
   B->addFnAttr(Attribute::NoSanitizeCoverage);
   B->addFnAttr(Attribute::NoUnwind);
   BasicBlock *BEntry = BasicBlock::Create(Ctx, "gpulab.entry", B);

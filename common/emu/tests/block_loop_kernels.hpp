@@ -258,6 +258,40 @@ __global__ void bl_dynamic_shared(float* out) {
   s[blockDim.x] = 1.0f;  // the next block on this worker must still see poison there
 }
 
+/// A value computed after a barrier from one that left a loop (run at least once) at a different
+/// iteration in each thread, and kept across the next barrier: uniform by its operands alone, yet
+/// not the same in every thread.
+__global__ void bl_loop_exit_kept(const float* in, float* out, int n) {
+  __shared__ float v[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int k = 0;
+  do {
+    k = k * 2 + 1 + static_cast<int>(blockIdx.x % 3);
+  } while (k < static_cast<int>(threadIdx.x % 5));
+  v[threadIdx.x] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  const int w = k * 3 + 1;
+  const float a = v[(threadIdx.x + 1) % blockDim.x] + static_cast<float>(w);
+  __syncthreads();
+  v[threadIdx.x] = a;
+  if (i < n) out[i] = a + static_cast<float>(w) * 0.5f;
+}
+
+/// A local array of 24 bytes (aligned to 16, as arrays of 16 bytes or more are on x86-64) kept
+/// across barriers, whose stores vectorise: each thread's copy must be as aligned as the array.
+__global__ void bl_odd_sized_array(const float* in, float* out, int n) {
+  __shared__ float v[256];
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const float x = i < n ? in[i] : 0.0f;
+  float w[6];
+  for (int k = 0; k < 6; ++k) w[k] = x * static_cast<float>(k + 1);
+  v[threadIdx.x] = x;
+  __syncthreads();
+  for (int k = 0; k < 6; ++k) w[k] += v[(threadIdx.x + static_cast<unsigned>(k)) % blockDim.x];
+  __syncthreads();
+  if (i < n) out[i] = w[threadIdx.x % 6] + w[(threadIdx.x + 1) % 6];
+}
+
 /// Thread `quit` returns before the barrier the others reach: a fault.
 __global__ void bl_return_before_barrier(float* out, int quit) {
   __shared__ float v[256];

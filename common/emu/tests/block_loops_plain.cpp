@@ -40,3 +40,11 @@ const void* plain_dynamic_shared_kernel() { return reinterpret_cast<const void*>
 void plain_dynamic_shared(float* out, int blocks) {
   gpulab::launch(bl_dynamic_shared, blocks, 128, 129 * sizeof(float), out);
 }
+
+void plain_loop_exit_kept(const float* in, float* out, int n) {
+  gpulab::launch(bl_loop_exit_kept, (n + 255) / 256, 256, 0, in, out, n);
+}
+
+void plain_odd_sized_array(const float* in, float* out, int n) {
+  gpulab::launch(bl_odd_sized_array, (n + 255) / 256, 256, 0, in, out, n);
+}

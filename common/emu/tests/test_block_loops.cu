@@ -27,6 +27,8 @@ const void* plain_dynamic_shared_kernel();
 void plain_dynamic_shared(float* out, int blocks);
 void plain_return_before_barrier(float* out, int blocks, int quit);
 void plain_divergent_barriers(float* out, int blocks, int split);
+void plain_loop_exit_kept(const float* in, float* out, int n);
+void plain_odd_sized_array(const float* in, float* out, int n);
 
 namespace {
 
@@ -92,7 +94,7 @@ TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
   for (const void* k : {key(bl_barrier), key(bl_tile_transpose), key(bl_tree), key(bl_kept_values),
                         key(bl_racy_phases), key(bl_not_alike), key(bl_redefined_in_phase),
                         key(bl_barriers_at_one_place), key(bl_barrier_if), key(bl_return_before_barrier),
-                        key(bl_divergent_barriers)})
+                        key(bl_divergent_barriers), key(bl_loop_exit_kept), key(bl_odd_sized_array)})
     EXPECT_TRUE(emu::has_block_loop(k));
   EXPECT_FALSE(emu::has_block_loop(key(bl_barrier_count)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_one_place_uneven)));
@@ -262,6 +264,10 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
       {"a race between barriers, 3 phases", [&] { gpulab::launch(bl_racy_phases, 40, 256, 0, out.data(), 2); }},
       {"a race between barriers, 300 phases (more than the block's threads)",
        [&] { gpulab::launch(bl_racy_phases, 40, 96, 0, out.data(), 299); }},
+      {"a value from a loop left at a different iteration in each thread, kept across a barrier",
+       [&] { gpulab::launch(bl_loop_exit_kept, blocks, 256, 0, in.data(), out.data(), n); }},
+      {"a local array of 24 bytes kept across barriers",
+       [&] { gpulab::launch(bl_odd_sized_array, blocks, 256, 0, in.data(), out.data(), n); }},
   };
   expect_the_same_with_block_loops(out, kernels, 30);  // all but the sampled blocks
   // In a file without checks: every block.
@@ -271,6 +277,9 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
       {"a race between barriers", [&] { plain_racy_phases(out.data(), 50, 37); }},
       {"values alike in every thread, and not", [&] { plain_not_alike(in.data(), out.data(), n, 100); }},
       {"dynamic shared memory, poisoned before each block", [&] { plain_dynamic_shared(out.data(), 150); }},
+      {"a value from a loop left at a different iteration in each thread, kept across a barrier",
+       [&] { plain_loop_exit_kept(in.data(), out.data(), n); }},
+      {"a local array of 24 bytes kept across barriers", [&] { plain_odd_sized_array(in.data(), out.data(), n); }},
   };
   expect_the_same_with_block_loops(out, plain, 49);
 }
