@@ -15,8 +15,16 @@
 # and records the lab in <build>/gpulab-labs.tsv, which the grader reads.
 include_guard(GLOBAL)
 
-set(GPULAB_LAB_MANIFEST "${CMAKE_BINARY_DIR}/gpulab-labs.tsv")
+# Written as a draft while the labs are configured, then renamed over the manifest when the top
+# directory is done (an atomic replace): a grader reading the manifest while the build tree is
+# configured again (a playground build run alongside) sees the old list or the new, never an
+# empty or half-written one.
+set(GPULAB_LAB_MANIFEST "${CMAKE_BINARY_DIR}/gpulab-labs.tsv.draft")
 file(WRITE "${GPULAB_LAB_MANIFEST}" "")
+function(_gpulab_publish_lab_manifest)
+  file(RENAME "${CMAKE_BINARY_DIR}/gpulab-labs.tsv.draft" "${CMAKE_BINARY_DIR}/gpulab-labs.tsv")
+endfunction()
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _gpulab_publish_lab_manifest)
 
 function(gpulab_add_lab)
   cmake_parse_arguments(L "" "LAB;RUBRIC" "SOURCES;CHECKS;LIBRARIES;FUNCTIONS" ${ARGN})
