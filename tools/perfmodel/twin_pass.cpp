@@ -5,7 +5,9 @@
 //   * "gpulab-block-loops", for any kernel file of the emu back-end, traced
 //     or not: a block loop of each kernel without warp collectives or calls
 //     (see "block loops" below), phase by phase where it has __syncthreads()
-//     (see "region loops");
+//     (see "region loops"), and for a barrier-free kernel whose threads each
+//     run a loop, a jam copy that runs 8 threads' loops together (see "thread
+//     jam"; its source is a copy kept at the vectoriser's start);
 //   * "gpulab-twins", for kernel files built with access tracing
 //     (-fsanitize-coverage=trace-loads,trace-stores; kernel.hpp then defines
 //     the marker gpulab_emu_traced_file).
@@ -63,6 +65,9 @@
 #include "llvm/Transforms/Scalar/LICM.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Scalar/LoopRotation.h"
+#include "llvm/Transforms/Scalar/LoopUnrollAndJamPass.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 #include "llvm/Transforms/Scalar/SimpleLoopUnswitch.h"
 #include "llvm/Transforms/Scalar/SimplifyCFG.h"
@@ -144,6 +149,7 @@ void add_registration(Module &M, const Twine &Name, FunctionCallee Callee, Array
 // variables only by loads. A kernel with a barrier gets a region loop (below) instead.
 
 constexpr const char *kBlockSuffix = ".gpulab_block";
+constexpr const char *kEarlySuffix = ".gpulab_early";
 constexpr const char *kIndexVars[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
 
 /// C math functions a kernel may call in a block loop: they read no emulator state.
@@ -202,7 +208,8 @@ bool block_loop_candidate(const Function &F) {
   if (F.isDeclaration() || F.isVarArg() || !F.getReturnType()->isVoidTy() || F.isIntrinsic())
     return false;
   const StringRef N = F.getName();
-  if (N.endswith(kSuffix) || N.endswith(kBlockSuffix) || N.startswith("gpulab.twins.") ||
+  if (N.endswith(kSuffix) || N.endswith(kBlockSuffix) || N.endswith(kEarlySuffix) || N.endswith(".jam") ||
+      N.startswith("gpulab.twins.") ||
       N.startswith("__sanitizer_"))
     return false;
   if (!F.hasAddressTaken())
@@ -355,6 +362,29 @@ void forget_one_thread_facts(Function &B) {
   }
 }
 
+/// The loop over a row's threads is marked (its loop ID holds kThreadLoopMark), so that a copy of
+/// the block function can ask for it to be unrolled and jammed (Jam > 0, see "thread jam").
+constexpr const char *kThreadLoopMark = "gpulab.threads";
+MDNode *thread_loop_id(LLVMContext &Ctx, unsigned Jam) {
+  SmallVector<Metadata *, 3> Ops{nullptr, MDNode::get(Ctx, MDString::get(Ctx, kThreadLoopMark))};
+  if (Jam)
+    Ops.push_back(MDNode::get(Ctx, {MDString::get(Ctx, "llvm.loop.unroll_and_jam.count"),
+                                    ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(Ctx), Jam))}));
+  MDNode *Id = MDNode::getDistinct(Ctx, Ops);
+  Id->replaceOperandWith(0, Id);
+  return Id;
+}
+bool thread_loop_latch(const Instruction &I) {
+  const MDNode *Id = I.getMetadata(LLVMContext::MD_loop);
+  if (!Id)
+    return false;
+  for (const MDOperand &Op : Id->operands())
+    if (const auto *N = dyn_cast_or_null<MDNode>(Op.get()); N && N != Id && N->getNumOperands() > 0)
+      if (const auto *S = dyn_cast<MDString>(N->getOperand(0)); S && S->getString() == kThreadLoopMark)
+        return true;
+  return false;
+}
+
 /// The threads of linear index Lo to Hi - 1, in order, entered from Pre (which gets its branch
 /// here) and left to Out: a loop over the rows they cover, around a loop over x within the row
 /// (Lo's coordinates are divided out once; each row then starts where the last ended). XHead,
@@ -365,7 +395,7 @@ struct ThreadRange {
   BasicBlock *XHead, *XLatch;
 };
 ThreadRange thread_range(Function &B, BasicBlock *Pre, Value *const Dim[3], Value *Lo, Value *Hi, BasicBlock *Out,
-                         const Twine &Name) {
+                         const Twine &Name, bool WholeBlock = false) {
   LLVMContext &Ctx = B.getContext();
   Type *I32 = Type::getInt32Ty(Ctx);
   BasicBlock *RowHead = BasicBlock::Create(Ctx, Name + ".row", &B, Out);
@@ -387,7 +417,10 @@ ThreadRange thread_range(Function &B, BasicBlock *Pre, Value *const Dim[3], Valu
           *Z = phi(Z0, "gpulab.tz");
   H.CreateCondBr(H.CreateICmpULT(Start, Hi), Row, Out);
   IRBuilder<> RB(Row);
-  Value *Count = RB.CreateBinaryIntrinsic(Intrinsic::umin, RB.CreateSub(Dim[0], XS), RB.CreateSub(Hi, Start));
+  // Every row whole where the range is the block's (Lo 0, Hi the block's size): a count the same
+  // for every row, as LoopUnrollAndJam needs of a loop nest.
+  Value *Count = WholeBlock ? Dim[0]
+                            : RB.CreateBinaryIntrinsic(Intrinsic::umin, RB.CreateSub(Dim[0], XS), RB.CreateSub(Hi, Start));
   Value *XEnd = RB.CreateAdd(XS, Count, "gpulab.x.end");
   RB.CreateBr(XHead);
   IRBuilder<> XB(XHead);
@@ -396,7 +429,8 @@ ThreadRange thread_range(Function &B, BasicBlock *Pre, Value *const Dim[3], Valu
   Value *Lin = XB.CreateAdd(Start, XB.CreateSub(X, XS), "gpulab.lin");
   IRBuilder<> XL(XLatch);
   Value *XNext = XL.CreateAdd(X, ConstantInt::get(I32, 1), "gpulab.tx.next", true, true);
-  XL.CreateCondBr(XL.CreateICmpULT(XNext, XEnd), XHead, RowLatch);
+  BranchInst *Back = XL.CreateCondBr(XL.CreateICmpULT(XNext, XEnd), XHead, RowLatch);
+  Back->setMetadata(LLVMContext::MD_loop, thread_loop_id(Ctx, 0));
   X->addIncoming(XNext, XLatch);
   IRBuilder<> RL(RowLatch);
   Value *YNext = RL.CreateAdd(Y, ConstantInt::get(I32, 1));
@@ -453,7 +487,7 @@ Function *make_block_loop(Function &F) {
         Dim[i] = V;
     }
   Value *N = IB.CreateMul(IB.CreateMul(Dim[0], Dim[1]), Dim[2], "gpulab.n");
-  const ThreadRange Loops = thread_range(*B, Entry, Dim, ConstantInt::get(I32, 0), N, Exit, "gpulab");
+  const ThreadRange Loops = thread_range(*B, Entry, Dim, ConstantInt::get(I32, 0), N, Exit, "gpulab", true);
   // Static allocas of the kernel: once for the block (each thread's copy, one after another).
   // Any other (a run-time size, an alloca in a loop) would pile up over the block's threads on
   // the one stack: no block loop then.
@@ -509,6 +543,141 @@ Function *make_block_loop(Function &F) {
     }
 
   return B;
+}
+
+// ---- thread jam: several threads' inner loops run together -----------------------------------
+// A block loop runs each thread to its end before the next starts. Where each thread runs a loop
+// of its own (a dot product over k, say), a thread's accesses stride far apart and its loop is
+// one chain of dependent operations; the GPU runs a warp's threads together. The jam copy of a
+// block function (NAME.gpulab_block.jam) asks LLVM to unroll the loop over a row's threads by
+// kJamThreads and jam the copies of the thread's inner loop into one (LoopUnrollAndJam); the
+// loop then holds kJamThreads independent chains over neighbouring addresses.
+//
+// Jamming reorders memory accesses between threads (thread t's accesses after its loop come after
+// thread t+1's loop), so LLVM does it only where its dependence analysis proves that no access
+// it moves past another touches the same bytes. Across parameters it can prove nothing unless
+// told: in the jam copy, each access through a pointer parameter, or to a __shared__ variable,
+// gets an alias scope of its own object and is declared apart from every other object's
+// accesses. That holds when the parameters point into different allocations, which the block
+// function asks the runtime before each block,
+//     extern "C" int gpulab_emu_pointers_apart(void *const *pointers, int count,
+//                                              unsigned long long written);
+// (1: every two pointers of which one is written through, bit i of written for pointers[i], lie
+// in different device allocations), and runs the plain block loop where they do not. Accesses
+// through any other pointer (one loaded from memory, chosen by a select) get no scope: LLVM then
+// assumes they may touch anything, and does not jam around them.
+
+constexpr unsigned kJamThreads = 8;
+
+/// J, a block loop of the kernel's copy from before vectorisation and unrolling (NAME.gpulab_early:
+/// an inner loop already unrolled with a remainder is not in a form LoopUnrollAndJam takes), becomes
+/// B's jam copy; false (J to be erased) where its loop over the threads holds no inner loop.
+bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
+  LoopInfo &LI = FAM.getResult<LoopAnalysis>(J);
+  bool Inner = false;
+  for (Loop *L : LI.getLoopsInPreorder())
+    if (BasicBlock *Latch = L->getLoopLatch(); Latch && thread_loop_latch(*Latch->getTerminator()))
+      Inner |= !L->getSubLoops().empty();
+  FAM.clear(J, J.getName());
+  if (!Inner)
+    return false;
+
+  // The objects: pointer parameters and thread-local (__shared__) variables, by first access.
+  SmallVector<Value *, 8> Objects;
+  SmallVector<std::pair<Instruction *, unsigned>, 32> Accesses;
+  uint64_t Written = 0;  // bit i: Objects[i] is a parameter written through
+  for (Instruction &I : instructions(J)) {
+    Value *P = nullptr;
+    bool Write = false;
+    if (auto *L = dyn_cast<LoadInst>(&I))
+      P = L->getPointerOperand();
+    else if (auto *S = dyn_cast<StoreInst>(&I))
+      P = S->getPointerOperand(), Write = true;
+    else if (auto *A = dyn_cast<AtomicRMWInst>(&I))
+      P = A->getPointerOperand(), Write = true;
+    else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+      P = X->getPointerOperand(), Write = true;
+    if (!P)
+      continue;
+    Value *O = getUnderlyingObject(P, 0);
+    const auto *G = dyn_cast<GlobalVariable>(O);
+    if (!(isa<Argument>(O) && O->getType()->isPointerTy()) && !(G && G->isThreadLocal()))
+      continue;
+    unsigned K = std::find(Objects.begin(), Objects.end(), O) - Objects.begin();
+    if (K == Objects.size())
+      Objects.push_back(O);
+    if (K >= 64)
+      return false;
+    Accesses.emplace_back(&I, K);
+    if (Write && isa<Argument>(O))
+      Written |= uint64_t(1) << K;
+  }
+
+  Module &M = *B.getParent();
+  LLVMContext &Ctx = M.getContext();
+  J.setName(B.getName() + ".jam");
+  for (Instruction &I : instructions(J))
+    if (thread_loop_latch(I))
+      I.setMetadata(LLVMContext::MD_loop, thread_loop_id(Ctx, kJamThreads));
+  if (Objects.size() > 1) {
+    MDBuilder MDB(Ctx);
+    MDNode *Domain = MDB.createAnonymousAliasScopeDomain("gpulab.objects");
+    SmallVector<Metadata *, 8> Scopes;
+    for (unsigned K = 0; K < Objects.size(); ++K)
+      Scopes.push_back(MDB.createAnonymousAliasScope(Domain));
+    for (auto &[I, K] : Accesses) {
+      SmallVector<Metadata *, 8> Others;
+      for (unsigned O = 0; O < Scopes.size(); ++O)
+        if (O != K)
+          Others.push_back(Scopes[O]);
+      I->setMetadata(LLVMContext::MD_alias_scope, MDNode::get(Ctx, {Scopes[K]}));
+      I->setMetadata(LLVMContext::MD_noalias, MDNode::get(Ctx, Others));
+    }
+  }
+
+  // B runs J where the parameters it declared apart point into different allocations.
+  SmallVector<Value *, 8> Checked;
+  uint64_t CheckedWritten = 0;
+  bool AnyWritten = false;
+  for (unsigned K = 0; K < Objects.size(); ++K)
+    if (auto *A = dyn_cast<Argument>(Objects[K])) {
+      if (Written >> K & 1)
+        CheckedWritten |= uint64_t(1) << Checked.size(), AnyWritten = true;
+      Checked.push_back(B.getArg(A->getArgNo()));
+    }
+  Type *I8Ptr = Type::getInt8PtrTy(Ctx);
+  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  BasicBlock &Entry = B.getEntryBlock();
+  auto *Term = cast<BranchInst>(Entry.getTerminator());
+  BasicBlock *Jam = BasicBlock::Create(Ctx, "gpulab.jam", &B);
+  IRBuilder<> JB(Jam);
+  SmallVector<Value *, 8> Args;
+  for (Argument &A : B.args())
+    Args.push_back(&A);
+  CallInst *Call = JB.CreateCall(&J, Args);
+  Call->setAttributes(J.getAttributes());
+  if (DISubprogram *SP = B.getSubprogram())  // a call that could be inlined needs a place
+    Call->setDebugLoc(DILocation::get(Ctx, SP->getLine(), 0, SP));
+  JB.CreateRetVoid();
+  IRBuilder<> IB(Term);
+  Value *Apart = IB.getTrue();
+  if (Checked.size() > 1 && AnyWritten) {
+    auto *Array = ArrayType::get(I8Ptr, Checked.size());
+    auto *Pointers = new AllocaInst(Array, M.getDataLayout().getAllocaAddrSpace(), "gpulab.pointers",
+                                    &*Entry.getFirstInsertionPt());
+    for (unsigned K = 0; K < Checked.size(); ++K)
+      IB.CreateStore(IB.CreatePointerCast(Checked[K], I8Ptr), IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, K));
+    FunctionCallee Check = M.getOrInsertFunction("gpulab_emu_pointers_apart",
+                                                 FunctionType::get(I32, {I8Ptr->getPointerTo(), I32, I64}, false));
+    Value *Got = IB.CreateCall(Check, {IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, 0),
+                                       ConstantInt::get(I32, Checked.size()), ConstantInt::get(I64, CheckedWritten)});
+    Apart = IB.CreateICmpNE(Got, ConstantInt::get(I32, 0));
+  }
+  BasicBlock *Plain = Term->getSuccessor(0);
+  IB.CreateCondBr(Apart, Jam, Plain);
+  Term->eraseFromParent();
+  FAM.invalidate(B, PreservedAnalyses::none());
+  return true;
 }
 
 // ---- region loops: block loops of kernels with barriers ------------------------------------
@@ -1166,7 +1335,7 @@ bool expose_uniform_guards(Function &B, FunctionAnalysisManager &FAM) {
 
 /// Optimises a block loop: index locals to registers, invariants out of the loops, guards that
 /// hold for a whole loop unswitched, then vectorise.
-void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM) {
+void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM, bool Jam = false) {
   FunctionPassManager Early;
   Early.addPass(SROAPass());
   Early.addPass(EarlyCSEPass(true));
@@ -1178,13 +1347,32 @@ void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM) {
   Early.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass(), false));
   Early.addPass(GVNPass());
   Early.run(B, FAM);
-  if (expose_uniform_guards(B, FAM)) {
+  if (expose_uniform_guards(B, FAM) || Jam) {
     FAM.invalidate(B, PreservedAnalyses::none());
     FunctionPassManager Unswitch;
     Unswitch.addPass(createFunctionToLoopPassAdaptor(SimpleLoopUnswitchPass(true), true));
     Unswitch.addPass(InstCombinePass());
     Unswitch.addPass(SimplifyCFGPass());
-    Unswitch.run(B, FAM);
+    // A jam copy's loop over the threads holds an inner loop: above SimpleLoopUnswitch's size
+    // limit (unswitch-threshold, 50) unless raised (where not set by hand); and a guard such as
+    // row < n && col < n is unswitched one operand per run.
+    auto *Limit = static_cast<cl::opt<int> *>(cl::getRegisteredOptions().lookup("unswitch-threshold"));
+    const int Saved = Limit ? Limit->getValue() : 0;
+    const bool Raise = Jam && Limit && Limit->getNumOccurrences() == 0;
+    if (Raise)
+      Limit->setValue(std::max(Saved, 400));
+    for (int Run = 0; Run < (Jam ? 2 : 1); ++Run)
+      Unswitch.run(B, FAM);
+    if (Raise)
+      Limit->setValue(Saved);
+  }
+  if (Jam) {
+    FunctionPassManager Jammer;
+    Jammer.addPass(createFunctionToLoopPassAdaptor(LoopUnrollAndJamPass(2)));
+    Jammer.addPass(EarlyCSEPass(false));
+    Jammer.addPass(InstCombinePass());
+    Jammer.addPass(SimplifyCFGPass());
+    Jammer.run(B, FAM);
   }
   FunctionPassManager Late;
   Late.addPass(LoopVectorizePass());
@@ -1226,6 +1414,28 @@ bool uses_shared_memory(const Function &B) {
 /// where -fsanitize-coverage is on.)
 bool traced_module(const Module &M) { return M.getNamedGlobal("gpulab_emu_traced_file") != nullptr; }
 
+/// Before the vectoriser: a copy of each barrier-free block-loop candidate with an inner loop
+/// (NAME.gpulab_early, optnone, so that the rest of the pipeline leaves it as it is), from which
+/// GpulabBlockLoopPass makes the jam copy of its block loop and which it then erases.
+struct GpulabEarlyCopyPass : PassInfoMixin<GpulabEarlyCopyPass> {
+  PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
+    if (!block_loop_candidate(F) || has_barrier(F) || FAM.getResult<LoopAnalysis>(F).empty())
+      return PreservedAnalyses::all();
+    Module &M = *F.getParent();
+    if (M.getFunction((F.getName() + kEarlySuffix).str()))
+      return PreservedAnalyses::all();
+    Function *E = Function::Create(F.getFunctionType(), GlobalValue::InternalLinkage, F.getAddressSpace(),
+                                   F.getName() + kEarlySuffix, &M);
+    ValueToValueMapTy VMap;
+    SmallVector<ReturnInst *, 8> Returns;
+    clone_body(F, *E, VMap, Returns);
+    E->addFnAttr(Attribute::NoInline);
+    E->addFnAttr(Attribute::OptimizeNone);
+    return PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+};
+
 struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
     const SmallVector<Function *, 16> Candidates = functions_where(M, block_loop_candidate);
@@ -1239,9 +1449,28 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
           B->eraseFromParent();
           continue;
         }
+        Function *Early = M.getFunction((F->getName() + kEarlySuffix).str());
+        Function *J = Early && !has_barrier(*F) ? make_block_loop(*Early) : nullptr;
+        if (J && !make_thread_jam(*B, *J, FAM)) {
+          J->eraseFromParent();
+          J = nullptr;
+        }
+        if (J && (verifyFunction(*J) || verifyFunction(*B))) {  // never expected either
+          for (Function *X : {B, J}) {
+            FAM.clear(*X, X->getName());
+            X->eraseFromParent();
+          }
+          continue;
+        }
+        if (J)
+          optimise_block_loop(*J, FAM, true);
         optimise_block_loop(*B, FAM);
         Pairs.emplace_back(F, B);
       }
+    for (Function *Early : functions_where(M, [](const Function &F) { return F.getName().endswith(kEarlySuffix); })) {
+      FAM.clear(*Early, Early->getName());
+      Early->eraseFromParent();
+    }
     if (Pairs.empty())
       return PreservedAnalyses::all();
     LLVMContext &Ctx = M.getContext();
@@ -1315,6 +1544,8 @@ struct GpulabTwinPass : PassInfoMixin<GpulabTwinPass> {
 };
 
 void registerCallbacks(PassBuilder &PB) {
+  PB.registerVectorizerStartEPCallback(
+      [](FunctionPassManager &FPM, OptimizationLevel) { FPM.addPass(GpulabEarlyCopyPass()); });
   PB.registerOptimizerLastEPCallback(
       [](ModulePassManager &MPM, OptimizationLevel) {
         MPM.addPass(GpulabBlockLoopPass());

@@ -356,6 +356,8 @@ bool block_is_checked(unsigned long long launch_id, unsigned long long id, unsig
 /// Adds a worker's blocks of a launch, how many of them were checked and how many ran as block
 /// loops, to check_coverage().
 void count_checked_blocks(long long blocks, long long checked, long long loops);
+/// One block loop asked whether its pointer parameters lie apart (twin_pass.cpp, "thread jam").
+void count_jam_check(bool apart);
 
 /// Called by the scheduler: a worker starts a launch / a block; a block ends.
 void tracing_begin_launch(Worker& w);

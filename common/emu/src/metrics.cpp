@@ -438,7 +438,7 @@ double LineMetrics::efficiency() const {
 }
 
 namespace {
-std::atomic<long long> g_checked_blocks{0}, g_blocks{0}, g_loop_blocks{0};
+std::atomic<long long> g_checked_blocks{0}, g_blocks{0}, g_loop_blocks{0}, g_jam_blocks{0}, g_jam_refused{0};
 std::atomic<int> g_sample{-1};  // -1: not decided yet (GPULAB_EMU_CHECKS decides)
 bool sample_checks() {
   int v = g_sample.load(std::memory_order_relaxed);
@@ -473,8 +473,11 @@ void detail::count_checked_blocks(long long blocks, long long checked, long long
   g_loop_blocks += loops;
 }
 
+void detail::count_jam_check(bool apart) { ++(apart ? g_jam_blocks : g_jam_refused); }
+
 CheckCoverage check_coverage() {
-  return {g_checked_blocks.load(), g_blocks.load(), g_loop_blocks.load(), sample_checks()};
+  return {g_checked_blocks.load(), g_blocks.load(), g_loop_blocks.load(), sample_checks(), g_jam_blocks.load(),
+          g_jam_refused.load()};
 }
 
 bool metrics_available() {

@@ -794,6 +794,32 @@ extern "C" void gpulab_emu_register_block(void* kernel, void* loop, int flags) {
   }
 }
 
+// The jam copy of a block loop (twin_pass.cpp, "thread jam") declares the accesses through
+// different pointer parameters apart; it runs where that holds: every two pointers of which one is
+// written through (bit i of written for pointers[i]) lie in different device allocations. A null
+// pointer is apart from everything (an access through it faults either way); any other pointer
+// outside the device allocations (a __device__ variable's address) is not known to be apart.
+extern "C" int gpulab_emu_pointers_apart(const void* const* pointers, int count, unsigned long long written) {
+  std::uintptr_t base[64];
+  for (int i = 0; i < count; ++i) {
+    const auto a = reinterpret_cast<std::uintptr_t>(pointers[i]);
+    std::size_t bytes = 0;
+    base[i] = 0;
+    if (a && !gpulab::emu::detail::device_allocation_of(a, 0, base[i], bytes)) {
+      gpulab::emu::detail::count_jam_check(false);
+      return 0;
+    }
+  }
+  for (int i = 0; i < count; ++i)
+    for (int j = i + 1; j < count; ++j)
+      if (((written >> i) & 1 || (written >> j) & 1) && base[i] && base[i] == base[j]) {
+        gpulab::emu::detail::count_jam_check(false);
+        return 0;
+      }
+  gpulab::emu::detail::count_jam_check(true);
+  return 1;
+}
+
 extern "C" void* gpulab_emu_block_scratch(std::size_t bytes) {
   struct Buffer {
     void* p = nullptr;

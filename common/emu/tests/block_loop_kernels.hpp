@@ -106,6 +106,41 @@ __global__ void bl_grid_stride(const float* in, float* out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = in[i] * 0.5f;
 }
 
+// ---- a loop in each thread: the block loop's jam copy may run several threads' loops together ----
+
+/// One thread per element of C = A B (n x n), 2-D blocks: each thread's dot product over k.
+/// Launched with c apart from a and b, and with c == a (in place): the jam copy must not run then.
+__global__ void bl_dot(const float* a, const float* b, float* c, int n) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n) {
+    float sum = 0;
+    for (int k = 0; k < n; ++k) sum += a[i * n + k] * b[k * n + j];
+    c[i * n + j] = sum;
+  }
+}
+
+/// Each thread reads elements its neighbours write, through one parameter: run thread after
+/// thread, a thread sees what the threads before it stored.
+__global__ void bl_reads_neighbours(float* buf, int n, int span) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float acc = 0;
+  for (int k = 1; k <= span; ++k) acc += buf[(i + n - k) % n] * 0.5f;
+  buf[i] = acc + 1.0f;
+}
+
+/// Output pointers read from memory: the jam copy cannot tell where they point.
+__global__ void bl_pointer_table(float* const* outs, const float* in, int n, int m) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float acc = 0;
+  for (int k = 0; k < m; ++k) {
+    acc += in[(i + k) % n];
+    outs[k % 2][(i + k) % n] = acc;
+  }
+}
+
 // ---- kernels with barriers: their block loops run the block phase by phase ----
 
 /// A tile through shared memory, 2-D blocks; indices computed before the barrier are used after.

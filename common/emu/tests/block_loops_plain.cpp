@@ -48,3 +48,15 @@ void plain_loop_exit_kept(const float* in, float* out, int n) {
 void plain_odd_sized_array(const float* in, float* out, int n) {
   gpulab::launch(bl_odd_sized_array, (n + 255) / 256, 256, 0, in, out, n);
 }
+
+void plain_dot(const float* a, const float* b, float* c, int n) {
+  gpulab::launch(bl_dot, dim3((n + 15) / 16, (n + 15) / 16), dim3(16, 16), 0, a, b, c, n);
+}
+
+void plain_reads_neighbours(float* buf, int n, int span) {
+  gpulab::launch(bl_reads_neighbours, (n + 127) / 128, 128, 0, buf, n, span);
+}
+
+void plain_pointer_table(float* const* outs, const float* in, int n, int m) {
+  gpulab::launch(bl_pointer_table, (n + 127) / 128, 128, 0, outs, in, n, m);
+}

@@ -29,6 +29,9 @@ void plain_return_before_barrier(float* out, int blocks, int quit);
 void plain_divergent_barriers(float* out, int blocks, int split);
 void plain_loop_exit_kept(const float* in, float* out, int n);
 void plain_odd_sized_array(const float* in, float* out, int n);
+void plain_dot(const float* a, const float* b, float* c, int n);
+void plain_reads_neighbours(float* buf, int n, int span);
+void plain_pointer_table(float* const* outs, const float* in, int n, int m);
 
 namespace {
 
@@ -88,7 +91,8 @@ void expect_the_same_with_block_loops(gpulab::DeviceBuffer<float>& out, const Ru
 TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
   for (const void* k : {key(bl_affine), key(bl_three_d), key(bl_local_array), key(bl_shared_own_slot),
                         key(bl_math), key(bl_guards), key(bl_wrapping_guard), key(bl_by_value),
-                        key(bl_restrict_chain), key(bl_grid_stride)})
+                        key(bl_restrict_chain), key(bl_grid_stride), key(bl_dot), key(bl_reads_neighbours),
+                        key(bl_pointer_table)})
     EXPECT_TRUE(emu::has_block_loop(k));
   // With __syncthreads: phase by phase.
   for (const void* k : {key(bl_barrier), key(bl_tile_transpose), key(bl_tree), key(bl_kept_values),
@@ -239,6 +243,96 @@ TEST(BlockLoops, TheSameForOneAndEightWorkers) {
   EXPECT_EQ(coverage[0].loop_blocks, coverage[0].blocks - coverage[0].checked_blocks);
   EXPECT_EQ(coverage[1].loop_blocks, coverage[1].blocks - coverage[1].checked_blocks);
   EXPECT_GT(coverage[0].loop_blocks, 400);
+}
+
+// ---- the jam copy: several threads' inner loops together ----
+
+TEST(BlockLoops, RunThreadsLoopsTogetherOnlyWhereThePointersLieApart) {
+  Defaults restore;
+  const int workers = emu::workers();
+  emu::set_workers(1);  // in place, a block reads what other blocks write: one after another
+  const int n = 70;  // 5 x 5 blocks of 16 x 16, the last row and column partly outside
+  const std::vector<float> ha = inputs(n * n), hb = inputs(n * n + 5);
+  gpulab::DeviceBuffer<float> a(ha), b(hb), c(n * n);
+  auto dims = [] { return std::make_pair(dim3(5, 5), dim3(16, 16)); };
+  auto coverage = [] { return emu::check_coverage(); };
+  for (const bool plain : {false, true}) {
+    SCOPED_TRACE(plain ? "a plain file, every block a loop" : "a traced file, sampled blocks");
+    emu::set_check_sampling(!plain);
+    auto dot = [&](const float* x, const float* y, float* z) {
+      if (plain)
+        plain_dot(x, y, z, n);
+      else
+        gpulab::launch(bl_dot, dims().first, dims().second, 0, x, y, z, n);
+    };
+    // Apart: the jam copy runs.
+    const emu::CheckCoverage before = coverage();
+    expect_the_same_with_block_loops(c, {{"c apart from a and b", [&] { dot(a.data(), b.data(), c.data()); }}}, 0);
+    EXPECT_GT(coverage().jam_blocks - before.jam_blocks, 0);
+    EXPECT_EQ(coverage().jam_refused, before.jam_refused);
+    // In place (c is a) and c inside b's allocation: the plain block loop runs instead.
+    const emu::CheckCoverage middle = coverage();
+    expect_the_same_with_block_loops(
+        a,
+        {{"c == a",
+          [&] {
+            a.upload(ha);
+            dot(a.data(), b.data(), a.data());
+          }},
+         {"c == b + 5",
+          [&] {
+            b.upload(hb);
+            a.upload(ha);
+            dot(a.data(), b.data(), b.data() + 5);
+            gpulab::synchronize();
+            gpulab::copy_device_to_device(a.data(), b.data() + 5, a.bytes());  // the output, to compare
+          }}},
+        0);
+    EXPECT_EQ(coverage().jam_blocks, middle.jam_blocks);
+    EXPECT_GT(coverage().jam_refused - middle.jam_refused, 0);
+  }
+  emu::set_workers(workers);
+}
+
+TEST(BlockLoops, RunThreadsLoopsInOrderWhereOneReadsWhatAnotherWrote) {
+  Defaults restore;
+  const int workers = emu::workers();
+  emu::set_workers(1);  // the chain crosses blocks: one after another, in order
+  const int n = 1000, span = 3;
+  const std::vector<float> start = inputs(n);
+  gpulab::DeviceBuffer<float> buf(n);
+  std::vector<float> want = start;  // thread after thread, as the emulator runs them
+  for (int i = 0; i < n; ++i) {
+    float acc = 0;
+    for (int k = 1; k <= span; ++k) acc += want[(i + n - k) % n] * 0.5f;
+    want[i] = acc + 1.0f;
+  }
+  for (const bool loops : {false, true}) {
+    SCOPED_TRACE(loops ? "block loops" : "threads");
+    emu::set_block_loops(loops);
+    buf.upload(start);
+    plain_reads_neighbours(buf.data(), n, span);
+    gpulab::synchronize();
+    EXPECT_TRUE(same_bytes(buf.download(), want));
+  }
+  // Pointers read from memory: the jam copy knows nothing of where they point.
+  const int m = 9;
+  gpulab::DeviceBuffer<float> in(start), out0(n), out1(n);
+  const std::vector<float*> table = {out0.data(), out1.data()};
+  gpulab::DeviceBuffer<float*> outs(table);
+  std::vector<std::vector<float>> got;
+  for (const bool loops : {false, true}) {
+    emu::set_block_loops(loops);
+    gpulab::fill_bytes(out0.data(), 0, out0.bytes());
+    gpulab::fill_bytes(out1.data(), 0, out1.bytes());
+    plain_pointer_table(outs.data(), in.data(), n, m);
+    gpulab::synchronize();
+    got.push_back(out0.download());
+    const std::vector<float> second = out1.download();
+    got.back().insert(got.back().end(), second.begin(), second.end());
+  }
+  EXPECT_TRUE(same_bytes(got[0], got[1]));
+  emu::set_workers(workers);
 }
 
 TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
