@@ -151,6 +151,7 @@ void add_registration(Module &M, const Twine &Name, FunctionCallee Callee, Array
 constexpr const char *kBlockSuffix = ".gpulab_block";
 constexpr const char *kEarlySuffix = ".gpulab_early";
 constexpr const char *kIndexVars[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+constexpr const char *kIndexLocal = "gpulab.index";  // metadata of a block loop's index local
 
 /// C math functions a kernel may call in a block loop: they read no emulator state.
 bool math_function(StringRef N) {
@@ -470,8 +471,11 @@ Function *make_block_loop(Function &F) {
   SmallPtrSet<Instruction *, 16> Own;
   IRBuilder<> IB(Entry);
   AllocaInst *Local[4];
-  for (int k = 0; k < 4; ++k)
+  for (int k = 0; k < 4; ++k) {
     Local[k] = IB.CreateAlloca(Uint3, nullptr, std::string("gpulab.") + kIndexVars[k]);
+    // (names are dropped where clang discards value names; index_sums_without_wrap reads this)
+    Local[k]->setMetadata(kIndexLocal, MDNode::get(Ctx, MDString::get(Ctx, kIndexVars[k])));
+  }
   // The body's index variables are the locals (before anything below reads the real ones).
   for (int k = 0; k < 4; ++k)
     replace_in_function(*B, Vars[k], Local[k]);
@@ -550,8 +554,9 @@ Function *make_block_loop(Function &F) {
 // of its own (a dot product over k, say), a thread's accesses stride far apart and its loop is
 // one chain of dependent operations; the GPU runs a warp's threads together. The jam copy of a
 // block function (NAME.gpulab_block.jam) asks LLVM to unroll the loop over a row's threads by
-// kJamThreads and jam the copies of the thread's inner loop into one (LoopUnrollAndJam); the
-// loop then holds kJamThreads independent chains over neighbouring addresses.
+// 16 (8 or 4 for a larger inner loop, none above kJamMaxInner instructions) and jam the copies
+// of the thread's inner loop into one (LoopUnrollAndJam); the loop then holds that many
+// independent chains over neighbouring addresses, which the SLP vectoriser packs into vectors.
 //
 // Jamming reorders memory accesses between threads (thread t's accesses after its loop come after
 // thread t+1's loop), so LLVM does it only where its dependence analysis proves that no access
@@ -567,7 +572,58 @@ Function *make_block_loop(Function &F) {
 // through any other pointer (one loaded from memory, chosen by a select) get no scope: LLVM then
 // assumes they may touch anything, and does not jam around them.
 
-constexpr unsigned kJamThreads = 8;
+constexpr unsigned kJamMaxInner = 240;
+
+/// How many threads to jam for inner loops of Size instructions in all: 16 keeps 4 vectors of 4
+/// chains in flight (the naive SGEMM: 8 gave 1.6x the plain loops' time, 16 gave 0.8x); fewer
+/// for larger loops, whose 16 copies would only grow the code.
+unsigned jam_threads(unsigned Size) { return Size <= 60 ? 16 : Size <= 120 ? 8 : Size <= kJamMaxInner ? 4 : 0; }
+
+/// The global index of dimension d, blockIdx.d * blockDim.d + threadIdx.d, is computed in 32-bit
+/// arithmetic that may wrap, so LLVM cannot tell that neighbouring threads' addresses are
+/// neighbours (the jammed loads of b[k * n + col] stay eight scalar loads). In J, such sums (and
+/// their products) are marked as not wrapping; B runs J only where gridDim.d * blockDim.d is below
+/// 2^31 for each dimension d so marked (then no index of the grid reaches 2^31 - 1). Returns those
+/// dimensions, bit d for dimension d.
+unsigned index_sums_without_wrap(Function &J) {
+  AllocaInst *Local[3] = {nullptr, nullptr, nullptr};  // threadIdx, blockIdx, blockDim
+  for (Instruction &I : J.getEntryBlock())
+    if (auto *A = dyn_cast<AllocaInst>(&I); A && A->getMetadata(kIndexLocal))
+      for (int K = 0; K < 3; ++K)
+        if (cast<MDString>(A->getMetadata(kIndexLocal)->getOperand(0))->getString() == kIndexVars[K])
+          Local[K] = A;
+  // Dimension of a load of field d of the index local K, or -1.
+  auto field = [&](Value *V, int K) -> int {
+    auto *L = dyn_cast<LoadInst>(V);
+    auto *G = L ? dyn_cast<GetElementPtrInst>(L->getPointerOperand()) : nullptr;
+    if (!Local[K] || !G || G->getPointerOperand() != Local[K] || G->getNumIndices() != 2 || !G->hasAllConstantIndices())
+      return -1;
+    return static_cast<int>(cast<ConstantInt>(G->getOperand(2))->getZExtValue());
+  };
+  unsigned Dims = 0;
+  for (Instruction &I : instructions(J)) {
+    auto *Add = dyn_cast<BinaryOperator>(&I);
+    if (!Add || Add->getOpcode() != Instruction::Add || !Add->getType()->isIntegerTy(32))
+      continue;
+    for (int Side = 0; Side < 2; ++Side) {
+      auto *Mul = dyn_cast<BinaryOperator>(Add->getOperand(Side));
+      const int D = field(Add->getOperand(1 - Side), 0);
+      if (!Mul || Mul->getOpcode() != Instruction::Mul || D < 0)
+        continue;
+      const int B0 = field(Mul->getOperand(0), 1), B1 = field(Mul->getOperand(1), 1);
+      const int D0 = field(Mul->getOperand(0), 2), D1 = field(Mul->getOperand(1), 2);
+      if (!((B0 == D && D1 == D) || (B1 == D && D0 == D)))
+        continue;
+      for (BinaryOperator *Op : {Mul, Add}) {
+        Op->setHasNoSignedWrap(true);
+        Op->setHasNoUnsignedWrap(true);
+      }
+      Dims |= 1u << D;
+      break;
+    }
+  }
+  return Dims;
+}
 
 /// J, a block loop of the kernel's copy from before vectorisation and unrolling (NAME.gpulab_early:
 /// an inner loop already unrolled with a remainder is not in a form LoopUnrollAndJam takes), becomes
@@ -575,11 +631,17 @@ constexpr unsigned kJamThreads = 8;
 bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(J);
   bool Inner = false;
+  unsigned Size = 0;
   for (Loop *L : LI.getLoopsInPreorder())
     if (BasicBlock *Latch = L->getLoopLatch(); Latch && thread_loop_latch(*Latch->getTerminator()))
-      Inner |= !L->getSubLoops().empty();
+      for (Loop *Sub : L->getSubLoops()) {
+        Inner = true;
+        for (BasicBlock *BB : Sub->blocks())
+          Size += BB->size();
+      }
   FAM.clear(J, J.getName());
-  if (!Inner)
+  const unsigned Threads = jam_threads(Size);
+  if (!Inner || !Threads)
     return false;
 
   // The objects: pointer parameters and thread-local (__shared__) variables, by first access.
@@ -618,7 +680,7 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
   J.setName(B.getName() + ".jam");
   for (Instruction &I : instructions(J))
     if (thread_loop_latch(I))
-      I.setMetadata(LLVMContext::MD_loop, thread_loop_id(Ctx, kJamThreads));
+      I.setMetadata(LLVMContext::MD_loop, thread_loop_id(Ctx, Threads));
   if (Objects.size() > 1) {
     MDBuilder MDB(Ctx);
     MDNode *Domain = MDB.createAnonymousAliasScopeDomain("gpulab.objects");
@@ -659,7 +721,30 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
   if (DISubprogram *SP = B.getSubprogram())  // a call that could be inlined needs a place
     Call->setDebugLoc(DILocation::get(Ctx, SP->getLine(), 0, SP));
   JB.CreateRetVoid();
+  BasicBlock *Plain = Term->getSuccessor(0);
   IRBuilder<> IB(Term);
+  // The index sums known not to wrap in J (see index_sums_without_wrap): first, since it costs
+  // nothing, then the pointers.
+  const unsigned Dims = index_sums_without_wrap(J);
+  Value *Fits = IB.getTrue();
+  for (unsigned D = 0; D < 3; ++D)
+    if (Dims >> D & 1) {
+      auto dim = [&](const char *Var) {
+        GlobalVariable *G = M.getNamedGlobal(Var);
+        return IB.CreateZExt(IB.CreateLoad(I32, IB.CreateConstInBoundsGEP2_32(G->getValueType(), G, 0, D)), I64);
+      };
+      Value *Threads = IB.CreateMul(dim("gridDim"), dim("blockDim"));  // below 2^63: no wrap
+      Fits = IB.CreateAnd(Fits, IB.CreateICmpULE(Threads, ConstantInt::get(I64, 0x7fffffff)));
+    }
+  if (Dims) {
+    BasicBlock *Check = BasicBlock::Create(Ctx, "gpulab.jam.check", &B, Jam);
+    IB.CreateCondBr(Fits, Check, Plain);
+    Term->eraseFromParent();
+    for (PHINode &P : Plain->phis())
+      P.addIncoming(P.getIncomingValueForBlock(&Entry), Check);
+    Term = BranchInst::Create(Plain, Check);
+    IB.SetInsertPoint(Term);
+  }
   Value *Apart = IB.getTrue();
   if (Checked.size() > 1 && AnyWritten) {
     auto *Array = ArrayType::get(I8Ptr, Checked.size());
@@ -673,7 +758,6 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
                                        ConstantInt::get(I32, Checked.size()), ConstantInt::get(I64, CheckedWritten)});
     Apart = IB.CreateICmpNE(Got, ConstantInt::get(I32, 0));
   }
-  BasicBlock *Plain = Term->getSuccessor(0);
   IB.CreateCondBr(Apart, Jam, Plain);
   Term->eraseFromParent();
   FAM.invalidate(B, PreservedAnalyses::none());
@@ -1264,8 +1348,8 @@ void guard_leaves(Use &U, SmallVectorImpl<Use *> &Leaves, int Depth) {
 bool expose_guard(Use &U, Loop &L, const SCEV *Trips, ScalarEvolution &SE, const DataLayout &DL) {
   auto *Cmp = cast<ICmpInst>(U.get());
   Type *Ty = Cmp->getOperand(0)->getType();
-  if (Cmp->isEquality() || !Ty->isIntegerTy() || Ty->getIntegerBitWidth() >= 64)
-    return false;  // (64-bit counters: no wider arithmetic to check them in)
+  if (Cmp->isEquality() || !Ty->isIntegerTy() || Ty->getIntegerBitWidth() > 64)
+    return false;
   const unsigned Bits = Ty->getIntegerBitWidth();
   ICmpInst::Predicate Pred = Cmp->getPredicate();
   const SCEV *Lhs = SE.getSCEV(Cmp->getOperand(0)), *Rhs = SE.getSCEV(Cmp->getOperand(1));
@@ -1285,21 +1369,24 @@ bool expose_guard(Use &U, Loop &L, const SCEV *Trips, ScalarEvolution &SE, const
     return false;
   SCEVExpander Expander(SE, DL, "gpulab.guard");
   IRBuilder<> IB(At);
-  Type *I64 = IB.getInt64Ty();
+  // The last iteration's value in twice the counter's bits (64 for a 32-bit counter, 128 for a
+  // 64-bit one, as a jam copy's widened indices are): exact, the trips below 2^32 and |step| at
+  // most 2^20.
+  const unsigned WideBits = Bits <= 32 ? 64 : 128;
+  Type *Wide = IB.getIntNTy(WideBits);
   Value *Start = Expander.expandCodeFor(AR->getStart(), Ty, At);
   Value *Bound = Expander.expandCodeFor(Rhs, Ty, At);
-  Value *N = IB.CreateZExtOrTrunc(Expander.expandCodeFor(Trips, Trips->getType(), At), I64);
-  // The last iteration's value, in 64 bits: exact (trips below 2^32, |step| at most 2^20).
+  Value *N = IB.CreateZExtOrTrunc(Expander.expandCodeFor(Trips, Trips->getType(), At), Wide);
   const bool Signed = ICmpInst::isSigned(Pred);
-  Value *Start64 = Signed ? IB.CreateSExt(Start, I64) : IB.CreateZExt(Start, I64);
-  Value *Last64 = IB.CreateAdd(Start64, IB.CreateMul(N, ConstantInt::get(I64, static_cast<uint64_t>(Step))));
-  const APInt Lo = Signed ? APInt::getSignedMinValue(Bits).sext(64) : APInt::getMinValue(64);
-  const APInt Hi = Signed ? APInt::getSignedMaxValue(Bits).sext(64) : APInt::getMaxValue(Bits).zext(64);
-  Value *InRange = IB.CreateAnd(IB.CreateICmpULT(N, ConstantInt::get(I64, 1ull << 32)),
-                                IB.CreateAnd(IB.CreateICmpSGE(Last64, ConstantInt::get(I64, Lo)),
-                                             IB.CreateICmpSLE(Last64, ConstantInt::get(I64, Hi))));
+  Value *StartW = Signed ? IB.CreateSExt(Start, Wide) : IB.CreateZExt(Start, Wide);
+  Value *LastW = IB.CreateAdd(StartW, IB.CreateMul(N, ConstantInt::get(Wide, APInt(WideBits, static_cast<uint64_t>(Step), true))));
+  const APInt Lo = Signed ? APInt::getSignedMinValue(Bits).sext(WideBits) : APInt::getMinValue(WideBits);
+  const APInt Hi = Signed ? APInt::getSignedMaxValue(Bits).sext(WideBits) : APInt::getMaxValue(Bits).zext(WideBits);
+  Value *InRange = IB.CreateAnd(IB.CreateICmpULT(N, ConstantInt::get(Wide, 1ull << 32)),
+                                IB.CreateAnd(IB.CreateICmpSGE(LastW, ConstantInt::get(Wide, Lo)),
+                                             IB.CreateICmpSLE(LastW, ConstantInt::get(Wide, Hi))));
   Value *First = IB.CreateICmp(Pred, Start, Bound);
-  Value *AtLast = IB.CreateICmp(Pred, IB.CreateTrunc(Last64, Ty), Bound);
+  Value *AtLast = IB.CreateICmp(Pred, IB.CreateTrunc(LastW, Ty), Bound);
   // Frozen: a start computed before the loop with a no-wrap flag of the kernel's own arithmetic
   // could be poison where the kernel's signed arithmetic overflows (undefined in C++ anyway); a
   // branch on poison would be undefined in any case.
@@ -1369,7 +1456,10 @@ void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM, bool Jam = f
   if (Jam) {
     FunctionPassManager Jammer;
     Jammer.addPass(createFunctionToLoopPassAdaptor(LoopUnrollAndJamPass(2)));
-    Jammer.addPass(EarlyCSEPass(false));
+    // Each thread's copy of the inner loop's counter is one counter again (congruent IVs), so
+    // that the threads' shared loads (a[row * n + k]) are one load.
+    Jammer.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass(), false));
+    Jammer.addPass(GVNPass());
     Jammer.addPass(InstCombinePass());
     Jammer.addPass(SimplifyCFGPass());
     Jammer.run(B, FAM);
