@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ./gpulab run --no-checks and --checks=sample: the same program gives the same output as with all
-# checks (a gpulab kernel file and plain CUDA files through the <<<>>> translator; two have kernels
-# that run as block loops where the twin pass is built, one of them with barriers); without checks
+# checks (a gpulab kernel file and plain CUDA files through the <<<>>> translator; three have kernels
+# that run as block loops where the twin pass is built, one of them with barriers, one of them as
+# a jam copy: several threads' inner loops together); without checks
 # the report says so and has no metrics, and a barrier fault is still reported (the same as a
 # block loop as with the fibers); with sampled
 # checks the report says how many blocks were checked, the per-request metrics of a uniform
@@ -19,7 +20,8 @@ exec 9>"$build/.gpulab-build.lock"
 flock 9
 run() { GPULAB_NO_INSTALL=1 GPULAB_BACKEND=emu "$root/gpulab" run "$@"; }
 
-for f in "$root/examples/transpose.cu" "$root/tests/cuda-corpus/matmul_tiled.cu" "$root/tests/cuda-corpus/streams_two.cu"; do
+for f in "$root/examples/transpose.cu" "$root/tests/cuda-corpus/matmul_tiled.cu" "$root/tests/cuda-corpus/streams_two.cu" \
+         "$root/tests/cuda-corpus/matvec_cache_hints.cu"; do
   run "$f" > "$tmp/checked.txt" 2>&1; c=$?
   run --no-checks "$f" > "$tmp/plain.txt" 2>&1; p=$?
   [[ $c -eq 0 && $p -eq 0 ]] || fail "$(basename "$f"): exit $c with checks, $p without: $(tail -5 "$tmp/plain.txt")"
@@ -35,9 +37,16 @@ for f in "$root/examples/transpose.cu" "$root/tests/cuda-corpus/matmul_tiled.cu"
   # twin pass is built (tools/perfmodel/twin_pass.cpp); its output was compared above.
   # matmul_tiled.cu's kernel has __syncthreads: its block loop runs phase by phase.
   if [[ ("$f" == */streams_two.cu || "$f" == */matmul_tiled.cu) && -f "$build/tools/perfmodel/libgpulab_twin_pass.so" ]]; then
-    grep -qE "block loops: [1-9][0-9]* of [0-9]+ blocks ran as one loop" "$tmp/plain.txt" \
+    grep -qE "block loops: [1-9][0-9]* of [0-9]+ blocks ran as loops over their threads" "$tmp/plain.txt" \
       || fail "$(basename "$f"): no block ran as a block loop without checks: $(tail -8 "$tmp/plain.txt")"
     echo "ok: $(basename "$f"): block loops ran, with the same output"
+  fi
+  # matvec_cache_hints.cu's row kernel loops over a row in each thread: its jam copy runs
+  # several threads' loops together (its matrix, vector and output in different allocations).
+  if [[ "$f" == */matvec_cache_hints.cu && -f "$build/tools/perfmodel/libgpulab_twin_pass.so" ]]; then
+    grep -qE "jam copies: [1-9][0-9]* blocks ran threads' inner loops side by side" "$tmp/plain.txt" \
+      || fail "$(basename "$f"): no block ran its jam copy without checks: $(tail -8 "$tmp/plain.txt")"
+    echo "ok: $(basename "$f"): jam copies ran, with the same output"
   fi
 done
 

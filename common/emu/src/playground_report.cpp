@@ -43,10 +43,16 @@ void report_at_exit() {
                 "memory sanitizer (an out-of-bounds access may crash or pass silently); barriers, warp\n"
                 "collectives and their faults are checked as always. Run without --no-checks for the rest.\n");
   if (const CheckCoverage c = check_coverage(); (checks_off || c.sampled) && c.loop_blocks > 0)
-    std::printf("block loops: %lld of %lld blocks ran as one loop over their threads, one thread after another\n"
-                "as always (kernels without barriers, warp collectives or function calls): the same results,\n"
-                "faster; a crash there names the block, not the thread.\n",
+    std::printf("block loops: %lld of %lld blocks ran as loops over their threads instead of one fiber per\n"
+                "thread (kernels without warp collectives or function calls; with __syncthreads(), one loop\n"
+                "per stretch between barriers), in the order the fibers run them: the same results, faster.\n"
+                "A crash there names the block, not the thread.\n",
                 c.loop_blocks, c.blocks);
+  if (const CheckCoverage c = check_coverage(); (checks_off || c.sampled) && c.jam_blocks + c.jam_refused > 0)
+    std::printf("jam copies: %lld blocks ran threads' inner loops side by side where the compiler proved it\n"
+                "safe (their pointer parameters in different allocations); %lld blocks, whose pointers share\n"
+                "an allocation, ran thread after thread.\n",
+                c.jam_blocks, c.jam_refused);
   if (!checks_off) {
     if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");
     else if (lines.empty()) std::printf("memory metrics: no global or shared accesses traced\n");
