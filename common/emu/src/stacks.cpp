@@ -63,7 +63,7 @@ void on_fault(int sig, siginfo_t* info, void* context) {
     char who[64];
     if (w->block_loop) std::snprintf(who, sizeof who, "a thread");
     else std::snprintf(who, sizeof who, "thread (%u,%u,%u)", t.tid.x, t.tid.y, t.tid.z);
-    const char* loop_note = w->block_loop ? " (an unchecked block, run as one loop over its threads: run it with "
+    const char* loop_note = w->block_loop ? " (an unchecked block, run as loops over its threads: run it with "
                                             "every block checked, or GPULAB_EMU_BLOCK_LOOPS=0, to name the thread)"
                                           : "";
     if (w->block_loop && !overflow)

@@ -426,5 +426,5 @@ TEST(BlockLoopsDeathTest, ACrashInABlockLoopNamesItsBlock) {
         gpulab::synchronize();
       },
       "invalid memory access \\(segmentation fault at address 0x[0-9a-f]+\\) in a thread of block \\(0,0,0\\).*"
-      "an unchecked block, run as one loop over its threads.*GPULAB_EMU_BLOCK_LOOPS=0");
+      "an unchecked block, run as loops over its threads.*GPULAB_EMU_BLOCK_LOOPS=0");
 }
