@@ -130,6 +130,16 @@ __global__ void bl_reads_neighbours(float* buf, int n, int span) {
   buf[i] = acc + 1.0f;
 }
 
+/// A local array updated in the inner loop: in the block loop each thread in turn uses the one
+/// copy of it, so running two threads' loops together would mix their arrays.
+__global__ void bl_local_in_loop(const float* in, float* out, int n, int m) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float bins[4] = {0, 0, 0, 0};
+  for (int k = 0; k < m; ++k) bins[(i + k) & 3] += in[(i * 3 + k) % n];
+  out[i] = bins[0] - bins[1] + bins[2] * bins[3];
+}
+
 /// Output pointers read from memory: the jam copy cannot tell where they point.
 __global__ void bl_pointer_table(float* const* outs, const float* in, int n, int m) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;

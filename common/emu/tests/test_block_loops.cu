@@ -92,7 +92,7 @@ TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
   for (const void* k : {key(bl_affine), key(bl_three_d), key(bl_local_array), key(bl_shared_own_slot),
                         key(bl_math), key(bl_guards), key(bl_wrapping_guard), key(bl_by_value),
                         key(bl_restrict_chain), key(bl_grid_stride), key(bl_dot), key(bl_reads_neighbours),
-                        key(bl_pointer_table)})
+                        key(bl_pointer_table), key(bl_local_in_loop)})
     EXPECT_TRUE(emu::has_block_loop(k));
   // With __syncthreads: phase by phase.
   for (const void* k : {key(bl_barrier), key(bl_tile_transpose), key(bl_tree), key(bl_kept_values),
@@ -291,6 +291,15 @@ TEST(BlockLoops, RunThreadsLoopsTogetherOnlyWhereThePointersLieApart) {
     EXPECT_EQ(coverage().jam_blocks, middle.jam_blocks);
     EXPECT_GT(coverage().jam_refused - middle.jam_refused, 0);
   }
+  // A local array written in the inner loop: one copy for the block loop's threads in turn.
+  emu::set_check_sampling(true);
+  const int m = 13, len = 40 * 256 + 3;
+  gpulab::DeviceBuffer<float> in(inputs(len)), out(len);
+  const emu::CheckCoverage before = coverage();
+  expect_the_same_with_block_loops(
+      out, {{"a local array in the loop", [&] { gpulab::launch(bl_local_in_loop, 41, 256, 0, in.data(), out.data(), len, m); }}},
+      0);
+  EXPECT_GT(coverage().jam_blocks - before.jam_blocks, 0);
   emu::set_workers(workers);
 }
 
