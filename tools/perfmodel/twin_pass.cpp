@@ -579,13 +579,18 @@ constexpr unsigned kJamMaxInner = 240;
 /// for larger loops, whose 16 copies would only grow the code.
 unsigned jam_threads(unsigned Size) { return Size <= 60 ? 16 : Size <= 120 ? 8 : Size <= kJamMaxInner ? 4 : 0; }
 
-/// The global index of dimension d, blockIdx.d * blockDim.d + threadIdx.d, is computed in 32-bit
-/// arithmetic that may wrap, so LLVM cannot tell that neighbouring threads' addresses are
-/// neighbours (the jammed loads of b[k * n + col] stay eight scalar loads). In J, such sums (and
-/// their products) are marked as not wrapping; B runs J only where gridDim.d * blockDim.d is below
-/// 2^31 for each dimension d so marked (then no index of the grid reaches 2^31 - 1). Returns those
-/// dimensions, bit d for dimension d.
-unsigned index_sums_without_wrap(Function &J) {
+/// The global index of dimension d, blockIdx.d * blockDim.d + threadIdx.d (or blockIdx.d times a
+/// constant tile, or shifted), is computed in 32-bit arithmetic that may wrap, so LLVM cannot tell
+/// that neighbouring threads' addresses are neighbours (the loads of b[k * n + col] stay scalar).
+/// In a copy of a block loop such sums (and their products) are marked as not wrapping; the block
+/// loop runs the copy only where no such sum can reach 2^31 - 1 in this grid:
+/// (gridDim.d - 1) * scale + blockDim.d - 1 below 2^31, the scale blockDim.d or the constant.
+struct IndexSum {
+  unsigned D;
+  uint64_t Scale;  ///< 0: blockDim.d
+  bool operator==(const IndexSum &O) const { return D == O.D && Scale == O.Scale; }
+};
+SmallVector<IndexSum, 4> index_sums_without_wrap(Function &J) {
   AllocaInst *Local[3] = {nullptr, nullptr, nullptr};  // threadIdx, blockIdx, blockDim
   for (Instruction &I : J.getEntryBlock())
     if (auto *A = dyn_cast<AllocaInst>(&I); A && A->getMetadata(kIndexLocal))
@@ -600,29 +605,163 @@ unsigned index_sums_without_wrap(Function &J) {
       return -1;
     return static_cast<int>(cast<ConstantInt>(G->getOperand(2))->getZExtValue());
   };
-  unsigned Dims = 0;
+  // blockIdx.d * blockDim.d, blockIdx.d * C or blockIdx.d << c: the scale (0 for blockDim), or -1.
+  auto scaled_block = [&](Value *V, int D) -> int64_t {
+    auto *Op = dyn_cast<BinaryOperator>(V);
+    if (!Op)
+      return -1;
+    for (int Side = 0; Side < 2; ++Side) {
+      if (field(Op->getOperand(Side), 1) != D)
+        continue;
+      Value *Other = Op->getOperand(1 - Side);
+      const auto *C = dyn_cast<ConstantInt>(Other);
+      if (Op->getOpcode() == Instruction::Mul && field(Other, 2) == D)
+        return 0;
+      if (Op->getOpcode() == Instruction::Mul && C && C->getSExtValue() >= 1 && C->getSExtValue() <= (1 << 20))
+        return C->getSExtValue();
+      if (Op->getOpcode() == Instruction::Shl && Side == 0 && C && C->getZExtValue() <= 20)
+        return int64_t(1) << C->getZExtValue();
+    }
+    return -1;
+  };
+  SmallVector<IndexSum, 4> Sums;
   for (Instruction &I : instructions(J)) {
     auto *Add = dyn_cast<BinaryOperator>(&I);
     if (!Add || Add->getOpcode() != Instruction::Add || !Add->getType()->isIntegerTy(32))
       continue;
     for (int Side = 0; Side < 2; ++Side) {
-      auto *Mul = dyn_cast<BinaryOperator>(Add->getOperand(Side));
       const int D = field(Add->getOperand(1 - Side), 0);
-      if (!Mul || Mul->getOpcode() != Instruction::Mul || D < 0)
+      const int64_t Scale = D < 0 ? -1 : scaled_block(Add->getOperand(Side), D);
+      if (Scale < 0)
         continue;
-      const int B0 = field(Mul->getOperand(0), 1), B1 = field(Mul->getOperand(1), 1);
-      const int D0 = field(Mul->getOperand(0), 2), D1 = field(Mul->getOperand(1), 2);
-      if (!((B0 == D && D1 == D) || (B1 == D && D0 == D)))
-        continue;
-      for (BinaryOperator *Op : {Mul, Add}) {
+      for (auto *Op : {cast<BinaryOperator>(Add->getOperand(Side)), Add}) {
         Op->setHasNoSignedWrap(true);
         Op->setHasNoUnsignedWrap(true);
       }
-      Dims |= 1u << D;
+      const IndexSum Sum{static_cast<unsigned>(D), static_cast<uint64_t>(Scale)};
+      if (std::find(Sums.begin(), Sums.end(), Sum) == Sums.end())
+        Sums.push_back(Sum);
       break;
     }
   }
-  return Dims;
+  return Sums;
+}
+
+/// Alias scopes that declare the accesses of each of Objects objects apart from every other
+/// object's: each access (with its object's number) gets its object's scope and a no-alias list of
+/// all the others.
+void declare_apart(LLVMContext &Ctx, unsigned Objects, ArrayRef<std::pair<Instruction *, unsigned>> Accesses,
+                   StringRef DomainName) {
+  MDBuilder MDB(Ctx);
+  MDNode *Domain = MDB.createAnonymousAliasScopeDomain(DomainName);
+  SmallVector<Metadata *, 8> Scopes;
+  for (unsigned K = 0; K < Objects; ++K)
+    Scopes.push_back(MDB.createAnonymousAliasScope(Domain));
+  for (const auto &[I, K] : Accesses) {
+    SmallVector<Metadata *, 8> Others;
+    for (unsigned O = 0; O < Objects; ++O)
+      if (O != K)
+        Others.push_back(Scopes[O]);
+    I->setMetadata(LLVMContext::MD_alias_scope, MDNode::get(Ctx, {Scopes[K]}));
+    I->setMetadata(LLVMContext::MD_noalias, MDNode::get(Ctx, Others));
+  }
+}
+
+/// A pointer parameter never points into a block's shared memory (the host cannot know where that
+/// is), so every access through a parameter is apart from every access to a __shared__ variable
+/// (thread-local in the emulator), and those variables from each other: alias scopes that say so,
+/// on any block function (the parameters among themselves stay as they were: they may overlap).
+/// The loops over the threads then vectorise a tile's loads from global memory into shared.
+void scope_shared_apart(Function &B) {
+  SmallVector<Value *, 8> Objects{nullptr};  // [0]: the parameters, together
+  SmallVector<std::pair<Instruction *, unsigned>, 32> Accesses;
+  for (Instruction &I : instructions(B)) {
+    Value *P = nullptr;
+    if (auto *L = dyn_cast<LoadInst>(&I))
+      P = L->getPointerOperand();
+    else if (auto *S = dyn_cast<StoreInst>(&I))
+      P = S->getPointerOperand();
+    if (!P)
+      continue;
+    Value *O = getUnderlyingObject(P, 0);
+    const auto *G = dyn_cast<GlobalVariable>(O);
+    unsigned K = 0;
+    if (G && G->isThreadLocal()) {
+      K = std::find(Objects.begin(), Objects.end(), O) - Objects.begin();
+      if (K == Objects.size())
+        Objects.push_back(O);
+    } else if (!(isa<Argument>(O) && O->getType()->isPointerTy())) {
+      continue;
+    }
+    Accesses.emplace_back(&I, K);
+  }
+  if (Objects.size() > 1)
+    declare_apart(B.getContext(), Objects.size(), Accesses, "gpulab.shared");
+}
+
+/// Where B's block may run Copy instead (a copy of B's work with more facts, of B's type), B's
+/// entry calls it and returns: where the index sums of the dimensions in Dims cannot wrap (see
+/// index_sums_without_wrap: gridDim.d * blockDim.d below 2^31), and, when two or more pointers are
+/// Checked and one of them is written (bit i of Written for Checked[i]), where the runtime finds
+/// them in different allocations (gpulab_emu_pointers_apart). Elsewhere B goes on as before.
+void call_copy_where(Function &B, Function &Copy, ArrayRef<IndexSum> Sums, ArrayRef<Value *> Checked,
+                     uint64_t Written) {
+  Module &M = *B.getParent();
+  LLVMContext &Ctx = M.getContext();
+  Type *I8Ptr = Type::getInt8PtrTy(Ctx);
+  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  BasicBlock &Entry = B.getEntryBlock();
+  auto *Term = cast<BranchInst>(Entry.getTerminator());
+  BasicBlock *Run = BasicBlock::Create(Ctx, "gpulab.copy", &B);
+  IRBuilder<> RB(Run);
+  SmallVector<Value *, 8> Args;
+  for (Argument &A : B.args())
+    Args.push_back(&A);
+  CallInst *Call = RB.CreateCall(&Copy, Args);
+  Call->setAttributes(Copy.getAttributes());
+  if (DISubprogram *SP = B.getSubprogram())  // a call that could be inlined needs a place
+    Call->setDebugLoc(DILocation::get(Ctx, SP->getLine(), 0, SP));
+  RB.CreateRetVoid();
+  BasicBlock *Plain = Term->getSuccessor(0);
+  IRBuilder<> IB(Term);
+  // The index sums first, since that costs nothing, then the pointers.
+  Value *Fits = IB.getTrue();
+  for (const IndexSum &Sum : Sums) {
+    auto dim = [&](const char *Var) {
+      GlobalVariable *G = M.getNamedGlobal(Var);
+      return IB.CreateZExt(IB.CreateLoad(I32, IB.CreateConstInBoundsGEP2_32(G->getValueType(), G, 0, Sum.D)), I64);
+    };
+    // (gridDim - 1) * scale + blockDim - 1, each below 2^32 and the scale below 2^32: no wrap
+    Value *BlockDim = dim("blockDim");
+    Value *Scale = Sum.Scale ? ConstantInt::get(I64, Sum.Scale) : BlockDim;
+    Value *Last = IB.CreateAdd(IB.CreateMul(IB.CreateSub(dim("gridDim"), ConstantInt::get(I64, 1)), Scale),
+                               IB.CreateSub(BlockDim, ConstantInt::get(I64, 1)));
+    Fits = IB.CreateAnd(Fits, IB.CreateICmpULT(Last, ConstantInt::get(I64, 0x7fffffff)));
+  }
+  if (!Sums.empty()) {
+    BasicBlock *Check = BasicBlock::Create(Ctx, "gpulab.copy.check", &B, Run);
+    IB.CreateCondBr(Fits, Check, Plain);
+    Term->eraseFromParent();
+    for (PHINode &P : Plain->phis())
+      P.addIncoming(P.getIncomingValueForBlock(&Entry), Check);
+    Term = BranchInst::Create(Plain, Check);
+    IB.SetInsertPoint(Term);
+  }
+  Value *Apart = IB.getTrue();
+  if (Checked.size() > 1 && Written) {
+    auto *Array = ArrayType::get(I8Ptr, Checked.size());
+    auto *Pointers = new AllocaInst(Array, M.getDataLayout().getAllocaAddrSpace(), "gpulab.pointers",
+                                    &*Entry.getFirstInsertionPt());
+    for (unsigned K = 0; K < Checked.size(); ++K)
+      IB.CreateStore(IB.CreatePointerCast(Checked[K], I8Ptr), IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, K));
+    FunctionCallee Check = M.getOrInsertFunction("gpulab_emu_pointers_apart",
+                                                 FunctionType::get(I32, {I8Ptr->getPointerTo(), I32, I64}, false));
+    Value *Got = IB.CreateCall(Check, {IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, 0),
+                                       ConstantInt::get(I32, Checked.size()), ConstantInt::get(I64, Written)});
+    Apart = IB.CreateICmpNE(Got, ConstantInt::get(I32, 0));
+  }
+  IB.CreateCondBr(Apart, Run, Plain);
+  Term->eraseFromParent();
 }
 
 /// J, a block loop of the kernel's copy from before vectorisation and unrolling (NAME.gpulab_early:
@@ -681,85 +820,19 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
   for (Instruction &I : instructions(J))
     if (thread_loop_latch(I))
       I.setMetadata(LLVMContext::MD_loop, thread_loop_id(Ctx, Threads));
-  if (Objects.size() > 1) {
-    MDBuilder MDB(Ctx);
-    MDNode *Domain = MDB.createAnonymousAliasScopeDomain("gpulab.objects");
-    SmallVector<Metadata *, 8> Scopes;
-    for (unsigned K = 0; K < Objects.size(); ++K)
-      Scopes.push_back(MDB.createAnonymousAliasScope(Domain));
-    for (auto &[I, K] : Accesses) {
-      SmallVector<Metadata *, 8> Others;
-      for (unsigned O = 0; O < Scopes.size(); ++O)
-        if (O != K)
-          Others.push_back(Scopes[O]);
-      I->setMetadata(LLVMContext::MD_alias_scope, MDNode::get(Ctx, {Scopes[K]}));
-      I->setMetadata(LLVMContext::MD_noalias, MDNode::get(Ctx, Others));
-    }
-  }
+  if (Objects.size() > 1)
+    declare_apart(Ctx, Objects.size(), Accesses, "gpulab.objects");
 
   // B runs J where the parameters it declared apart point into different allocations.
   SmallVector<Value *, 8> Checked;
   uint64_t CheckedWritten = 0;
-  bool AnyWritten = false;
   for (unsigned K = 0; K < Objects.size(); ++K)
     if (auto *A = dyn_cast<Argument>(Objects[K])) {
       if (Written >> K & 1)
-        CheckedWritten |= uint64_t(1) << Checked.size(), AnyWritten = true;
+        CheckedWritten |= uint64_t(1) << Checked.size();
       Checked.push_back(B.getArg(A->getArgNo()));
     }
-  Type *I8Ptr = Type::getInt8PtrTy(Ctx);
-  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
-  BasicBlock &Entry = B.getEntryBlock();
-  auto *Term = cast<BranchInst>(Entry.getTerminator());
-  BasicBlock *Jam = BasicBlock::Create(Ctx, "gpulab.jam", &B);
-  IRBuilder<> JB(Jam);
-  SmallVector<Value *, 8> Args;
-  for (Argument &A : B.args())
-    Args.push_back(&A);
-  CallInst *Call = JB.CreateCall(&J, Args);
-  Call->setAttributes(J.getAttributes());
-  if (DISubprogram *SP = B.getSubprogram())  // a call that could be inlined needs a place
-    Call->setDebugLoc(DILocation::get(Ctx, SP->getLine(), 0, SP));
-  JB.CreateRetVoid();
-  BasicBlock *Plain = Term->getSuccessor(0);
-  IRBuilder<> IB(Term);
-  // The index sums known not to wrap in J (see index_sums_without_wrap): first, since it costs
-  // nothing, then the pointers.
-  const unsigned Dims = index_sums_without_wrap(J);
-  Value *Fits = IB.getTrue();
-  for (unsigned D = 0; D < 3; ++D)
-    if (Dims >> D & 1) {
-      auto dim = [&](const char *Var) {
-        GlobalVariable *G = M.getNamedGlobal(Var);
-        return IB.CreateZExt(IB.CreateLoad(I32, IB.CreateConstInBoundsGEP2_32(G->getValueType(), G, 0, D)), I64);
-      };
-      Value *Threads = IB.CreateMul(dim("gridDim"), dim("blockDim"));  // below 2^63: no wrap
-      Fits = IB.CreateAnd(Fits, IB.CreateICmpULE(Threads, ConstantInt::get(I64, 0x7fffffff)));
-    }
-  if (Dims) {
-    BasicBlock *Check = BasicBlock::Create(Ctx, "gpulab.jam.check", &B, Jam);
-    IB.CreateCondBr(Fits, Check, Plain);
-    Term->eraseFromParent();
-    for (PHINode &P : Plain->phis())
-      P.addIncoming(P.getIncomingValueForBlock(&Entry), Check);
-    Term = BranchInst::Create(Plain, Check);
-    IB.SetInsertPoint(Term);
-  }
-  Value *Apart = IB.getTrue();
-  if (Checked.size() > 1 && AnyWritten) {
-    auto *Array = ArrayType::get(I8Ptr, Checked.size());
-    auto *Pointers = new AllocaInst(Array, M.getDataLayout().getAllocaAddrSpace(), "gpulab.pointers",
-                                    &*Entry.getFirstInsertionPt());
-    for (unsigned K = 0; K < Checked.size(); ++K)
-      IB.CreateStore(IB.CreatePointerCast(Checked[K], I8Ptr), IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, K));
-    FunctionCallee Check = M.getOrInsertFunction("gpulab_emu_pointers_apart",
-                                                 FunctionType::get(I32, {I8Ptr->getPointerTo(), I32, I64}, false));
-    Value *Got = IB.CreateCall(Check, {IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, 0),
-                                       ConstantInt::get(I32, Checked.size()), ConstantInt::get(I64, CheckedWritten)});
-    Apart = IB.CreateICmpNE(Got, ConstantInt::get(I32, 0));
-  }
-  IB.CreateCondBr(Apart, Jam, Plain);
-  Term->eraseFromParent();
+  call_copy_where(B, J, index_sums_without_wrap(J), Checked, CheckedWritten);
   FAM.invalidate(B, PreservedAnalyses::none());
   return true;
 }
@@ -834,16 +907,18 @@ struct Slots {
   Instruction *At;       // where addresses are computed: the entry's end
   uint64_t Bytes = 0;    // per thread, a multiple of 16
   /// A new slot of type T: its address for this thread (and, in Offset, n * Offset is thread 0's).
-  Value *add(Type *T, const DataLayout &DL, const Twine &Name, uint64_t *Offset = nullptr) {
+  /// Each thread's copy of a local array (Array) is 16 bytes aligned, as the kernel's own code may
+  /// assume (an array of 16 bytes or more is 16-aligned on x86-64, and its vector accesses say
+  /// so); a value's copies are packed at its own alignment, so that a loop over the threads
+  /// stores them with vector stores. Each slot's area (n copies) starts 16-aligned.
+  Value *add(Type *T, const DataLayout &DL, const Twine &Name, uint64_t *Offset = nullptr, bool Array = false) {
     const uint64_t Size = DL.getTypeAllocSize(T).getFixedSize();
     if (Offset)
       *Offset = Bytes;
-    // Each thread's copy 16 bytes aligned, as the kernel's own code may assume of a local array
-    // (an array of 16 bytes or more is 16-aligned on x86-64, and its vector accesses say so).
-    const uint64_t Stride = alignTo(Size, 16);
+    const uint64_t Stride = alignTo(Size, Array ? Align(16) : DL.getABITypeAlign(T));
     IRBuilder<> IB(At);
     Value *Off = IB.CreateAdd(IB.CreateMul(N, IB.getInt64(Bytes)), IB.CreateMul(Lin, IB.getInt64(Stride)));
-    Bytes += Stride;
+    Bytes += alignTo(Stride, 16);
     return IB.CreatePointerCast(IB.CreateInBoundsGEP(IB.getInt8Ty(), Ctx, Off), T->getPointerTo(), Name);
   }
 };
@@ -972,7 +1047,9 @@ private:
 };
 
 /// The block function of a kernel with barriers (see above), or null.
-Function *make_region_loop(Function &F) {
+/// With Wide, a copy whose index sums are marked as not wrapping (index_sums_without_wrap; the
+/// sums found in *Wide), or none if it finds no such sum.
+Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr) {
   Module &M = *F.getParent();
   LLVMContext &Ctx = M.getContext();
   const DataLayout &DL = M.getDataLayout();
@@ -1018,6 +1095,7 @@ Function *make_region_loop(Function &F) {
   AllocaInst *Local[4];
   for (int k = 0; k < 4; ++k) {
     Local[k] = IB.CreateAlloca(Uint3, nullptr, std::string("gpulab.") + kIndexVars[k]);
+    Local[k]->setMetadata(kIndexLocal, MDNode::get(Ctx, MDString::get(Ctx, kIndexVars[k])));
     Index.insert(Local[k]);
   }
   for (int k = 0; k < 4; ++k)
@@ -1031,6 +1109,8 @@ Function *make_region_loop(Function &F) {
   for (int k = 0; k < 4; ++k)
     if (!only_read(Local[k], Own))
       return give_up();
+  if (Wide && (*Wide = index_sums_without_wrap(*T)).empty())
+    return give_up();
   for (ReturnInst *R : Returns) {
     ReturnInst::Create(Ctx, ConstantInt::get(I32, 0), R);
     R->eraseFromParent();
@@ -1096,7 +1176,7 @@ Function *make_region_loop(Function &F) {
     for (Instruction *Marker : Markers)
       Marker->eraseFromParent();
     Type *Ty = ArrayType::get(AI->getAllocatedType(), Count->getZExtValue());
-    Value *P = S.add(Ty, DL, AI->getName() + ".slot");
+    Value *P = S.add(Ty, DL, AI->getName() + ".slot", nullptr, true);
     AI->replaceAllUsesWith(IRBuilder<>(Dispatch).CreatePointerCast(P, AI->getType()));
     AI->eraseFromParent();
   }
@@ -1554,6 +1634,22 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
         }
         if (J)
           optimise_block_loop(*J, FAM, true);
+        // A kernel with barriers: a copy of its block loop whose index sums do not wrap, run
+        // where the grid allows (the tiles' loads along threadIdx.x then vectorise).
+        SmallVector<IndexSum, 4> Sums;
+        if (Function *W = has_barrier(*F) ? make_region_loop(*F, &Sums) : nullptr) {
+          W->setName(B->getName() + ".wide");
+          scope_shared_apart(*W);
+          call_copy_where(*B, *W, Sums, {}, 0);
+          if (verifyFunction(*W) || verifyFunction(*B)) {  // never expected either
+            for (Function *X : {B, W}) {
+              FAM.clear(*X, X->getName());
+              X->eraseFromParent();
+            }
+            continue;
+          }
+          optimise_block_loop(*W, FAM);
+        }
         optimise_block_loop(*B, FAM);
         Pairs.emplace_back(F, B);
       }
