@@ -200,6 +200,18 @@ __global__ void bl_kept_values(const float* in, float* out, int n, int rounds) {
 /// A race between the barriers: each thread reads its neighbour's slot, which the neighbour writes
 /// in the same phase. What it reads depends on the order the threads run in; block loops must
 /// keep the emulator's order, phase after phase.
+/// Launched in place (out == in): after the barrier each thread reads its own element, which the
+/// thread before it has just written, and writes the next one. The parameters may overlap, so no
+/// copy of the block loop may move a thread's read above the previous thread's write (as a
+/// vectorised loop over the threads would, told the parameters are apart).
+__global__ void bl_in_place_after_barrier(const float* in, float* out) {
+  __shared__ float t[256];
+  const unsigned base = blockIdx.x * blockDim.x;  // (the last thread writes the next block's first)
+  t[threadIdx.x] = in[base + threadIdx.x];
+  __syncthreads();
+  out[base + threadIdx.x + 1] = t[threadIdx.x] * 0.5f + in[base + threadIdx.x];
+}
+
 __global__ void bl_racy_phases(float* out, int rounds) {
   __shared__ float v[256];
   v[threadIdx.x] = static_cast<float>(threadIdx.x);

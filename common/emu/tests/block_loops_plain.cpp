@@ -60,3 +60,7 @@ void plain_reads_neighbours(float* buf, int n, int span) {
 void plain_pointer_table(float* const* outs, const float* in, int n, int m) {
   gpulab::launch(bl_pointer_table, (n + 127) / 128, 128, 0, outs, in, n, m);
 }
+
+void plain_in_place_after_barrier(float* buf, int blocks) {
+  gpulab::launch(bl_in_place_after_barrier, blocks, 256, 0, static_cast<const float*>(buf), buf);
+}

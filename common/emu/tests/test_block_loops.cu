@@ -30,6 +30,7 @@ void plain_divergent_barriers(float* out, int blocks, int split);
 void plain_loop_exit_kept(const float* in, float* out, int n);
 void plain_odd_sized_array(const float* in, float* out, int n);
 void plain_dot(const float* a, const float* b, float* c, int n);
+void plain_in_place_after_barrier(float* buf, int blocks);
 void plain_reads_neighbours(float* buf, int n, int span);
 void plain_pointer_table(float* const* outs, const float* in, int n, int m);
 
@@ -371,6 +372,15 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
        [&] { gpulab::launch(bl_loop_exit_kept, blocks, 256, 0, in.data(), out.data(), n); }},
       {"a local array of 24 bytes kept across barriers",
        [&] { gpulab::launch(bl_odd_sized_array, blocks, 256, 0, in.data(), out.data(), n); }},
+      {"in place: reads of what earlier threads of the phase wrote",
+       [&] {
+         out.upload(h);
+         const int workers = emu::workers();
+         emu::set_workers(1);  // blocks in order: each writes the next one's first element
+         gpulab::launch(bl_in_place_after_barrier, 89, 256, 0, static_cast<const float*>(out.data()), out.data());
+         gpulab::synchronize();
+         emu::set_workers(workers);
+       }},
   };
   expect_the_same_with_block_loops(out, kernels, 30);  // all but the sampled blocks
   // In a file without checks: every block.
@@ -383,6 +393,15 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
       {"a value from a loop left at a different iteration in each thread, kept across a barrier",
        [&] { plain_loop_exit_kept(in.data(), out.data(), n); }},
       {"a local array of 24 bytes kept across barriers", [&] { plain_odd_sized_array(in.data(), out.data(), n); }},
+      {"in place: reads of what earlier threads of the phase wrote",
+       [&] {
+         out.upload(h);
+         const int workers = emu::workers();
+         emu::set_workers(1);  // blocks in order: each writes the next one's first element
+         plain_in_place_after_barrier(out.data(), 89);
+         gpulab::synchronize();
+         emu::set_workers(workers);
+       }},
   };
   expect_the_same_with_block_loops(out, plain, 49);
 }
