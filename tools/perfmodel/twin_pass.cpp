@@ -647,6 +647,27 @@ SmallVector<IndexSum, 4> index_sums_without_wrap(Function &J) {
   return Sums;
 }
 
+/// The object a memory access of I reaches, where it is one the block loops can name: a pointer
+/// parameter or a thread-local (__shared__) variable; else null. Loads and stores, and atomics
+/// where asked; Write says whether I writes.
+Value *named_object(Instruction &I, bool Atomics, bool &Write) {
+  Value *P = nullptr;
+  Write = false;
+  if (auto *L = dyn_cast<LoadInst>(&I))
+    P = L->getPointerOperand();
+  else if (auto *S = dyn_cast<StoreInst>(&I))
+    P = S->getPointerOperand(), Write = true;
+  else if (auto *A = dyn_cast<AtomicRMWInst>(&I); A && Atomics)
+    P = A->getPointerOperand(), Write = true;
+  else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I); X && Atomics)
+    P = X->getPointerOperand(), Write = true;
+  if (!P)
+    return nullptr;
+  Value *O = getUnderlyingObject(P, 0);
+  const auto *G = dyn_cast<GlobalVariable>(O);
+  return (isa<Argument>(O) && O->getType()->isPointerTy()) || (G && G->isThreadLocal()) ? O : nullptr;
+}
+
 /// Alias scopes that declare the accesses of each of Objects objects apart from every other
 /// object's: each access (with its object's number) gets its object's scope and a no-alias list of
 /// all the others.
@@ -676,22 +697,15 @@ void scope_shared_apart(Function &B) {
   SmallVector<Value *, 8> Objects{nullptr};  // [0]: the parameters, together
   SmallVector<std::pair<Instruction *, unsigned>, 32> Accesses;
   for (Instruction &I : instructions(B)) {
-    Value *P = nullptr;
-    if (auto *L = dyn_cast<LoadInst>(&I))
-      P = L->getPointerOperand();
-    else if (auto *S = dyn_cast<StoreInst>(&I))
-      P = S->getPointerOperand();
-    if (!P)
+    bool Write;
+    Value *O = named_object(I, false, Write);
+    if (!O)
       continue;
-    Value *O = getUnderlyingObject(P, 0);
-    const auto *G = dyn_cast<GlobalVariable>(O);
-    unsigned K = 0;
-    if (G && G->isThreadLocal()) {
+    unsigned K = 0;  // a parameter
+    if (!isa<Argument>(O)) {
       K = std::find(Objects.begin(), Objects.end(), O) - Objects.begin();
       if (K == Objects.size())
         Objects.push_back(O);
-    } else if (!(isa<Argument>(O) && O->getType()->isPointerTy())) {
-      continue;
     }
     Accesses.emplace_back(&I, K);
   }
@@ -788,21 +802,9 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
   SmallVector<std::pair<Instruction *, unsigned>, 32> Accesses;
   uint64_t Written = 0;  // bit i: Objects[i] is a parameter written through
   for (Instruction &I : instructions(J)) {
-    Value *P = nullptr;
-    bool Write = false;
-    if (auto *L = dyn_cast<LoadInst>(&I))
-      P = L->getPointerOperand();
-    else if (auto *S = dyn_cast<StoreInst>(&I))
-      P = S->getPointerOperand(), Write = true;
-    else if (auto *A = dyn_cast<AtomicRMWInst>(&I))
-      P = A->getPointerOperand(), Write = true;
-    else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
-      P = X->getPointerOperand(), Write = true;
-    if (!P)
-      continue;
-    Value *O = getUnderlyingObject(P, 0);
-    const auto *G = dyn_cast<GlobalVariable>(O);
-    if (!(isa<Argument>(O) && O->getType()->isPointerTy()) && !(G && G->isThreadLocal()))
+    bool Write;
+    Value *O = named_object(I, true, Write);
+    if (!O)
       continue;
     unsigned K = std::find(Objects.begin(), Objects.end(), O) - Objects.begin();
     if (K == Objects.size())
@@ -1625,13 +1627,18 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
           J->eraseFromParent();
           J = nullptr;
         }
-        if (J && (verifyFunction(*J) || verifyFunction(*B))) {  // never expected either
-          for (Function *X : {B, J}) {
+        // A copy that fails the verifier (never expected either): no block loop for the kernel.
+        auto broken = [&](Function *Copy) {
+          if (!verifyFunction(*Copy) && !verifyFunction(*B))
+            return false;
+          for (Function *X : {B, Copy}) {
             FAM.clear(*X, X->getName());
             X->eraseFromParent();
           }
+          return true;
+        };
+        if (J && broken(J))
           continue;
-        }
         if (J)
           optimise_block_loop(*J, FAM, true);
         // A kernel with barriers: a copy of its block loop whose index sums do not wrap, run
@@ -1641,13 +1648,8 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
           W->setName(B->getName() + ".wide");
           scope_shared_apart(*W);
           call_copy_where(*B, *W, Sums, {}, 0);
-          if (verifyFunction(*W) || verifyFunction(*B)) {  // never expected either
-            for (Function *X : {B, W}) {
-              FAM.clear(*X, X->getName());
-              X->eraseFromParent();
-            }
+          if (broken(W))
             continue;
-          }
           optimise_block_loop(*W, FAM);
         }
         optimise_block_loop(*B, FAM);
