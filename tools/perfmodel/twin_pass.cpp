@@ -375,6 +375,7 @@ MDNode *thread_loop_id(LLVMContext &Ctx, unsigned Jam) {
   Id->replaceOperandWith(0, Id);
   return Id;
 }
+constexpr const char *kThreadX = "gpulab.tx";  // metadata of the phi that is a thread loop's threadIdx.x
 bool thread_loop_latch(const Instruction &I) {
   const MDNode *Id = I.getMetadata(LLVMContext::MD_loop);
   if (!Id)
@@ -426,6 +427,7 @@ ThreadRange thread_range(Function &B, BasicBlock *Pre, Value *const Dim[3], Valu
   RB.CreateBr(XHead);
   IRBuilder<> XB(XHead);
   PHINode *X = XB.CreatePHI(I32, 2, "gpulab.tx");
+  X->setMetadata(kThreadX, MDNode::get(Ctx, {}));  // (names are dropped; uniform_inner_trips reads this)
   X->addIncoming(XS, Row);
   Value *Lin = XB.CreateAdd(Start, XB.CreateSub(X, XS), "gpulab.lin");
   IRBuilder<> XL(XLatch);
@@ -573,6 +575,7 @@ Function *make_block_loop(Function &F) {
 // assumes they may touch anything, and does not jam around them.
 
 constexpr unsigned kJamMaxInner = 240;
+constexpr const char *kJamBlock = "gpulab_emu_jam_block";
 
 /// How many threads to jam for inner loops of Size instructions in all: 16 keeps 4 vectors of 4
 /// chains in flight (the naive SGEMM: 8 gave 1.6x the plain loops' time, 16 gave 0.8x); fewer
@@ -648,8 +651,9 @@ SmallVector<IndexSum, 4> index_sums_without_wrap(Function &J) {
 }
 
 /// The object a memory access of I reaches, where it is one the block loops can name: a pointer
-/// parameter or a thread-local (__shared__) variable; else null. Loads and stores, and atomics
-/// where asked; Write says whether I writes.
+/// parameter, a thread-local (__shared__) variable, or the context a region loop keeps its
+/// threads' values in (gpulab_emu_block_scratch: a buffer of the block's own); else null. Loads and
+/// stores, and atomics where asked; Write says whether I writes.
 Value *named_object(Instruction &I, bool Atomics, bool &Write) {
   Value *P = nullptr;
   Write = false;
@@ -665,7 +669,12 @@ Value *named_object(Instruction &I, bool Atomics, bool &Write) {
     return nullptr;
   Value *O = getUnderlyingObject(P, 0);
   const auto *G = dyn_cast<GlobalVariable>(O);
-  return (isa<Argument>(O) && O->getType()->isPointerTy()) || (G && G->isThreadLocal()) ? O : nullptr;
+  const auto *CB = dyn_cast<CallBase>(O);
+  const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+  return (isa<Argument>(O) && O->getType()->isPointerTy()) || (G && G->isThreadLocal()) ||
+                 (Callee && Callee->getName() == "gpulab_emu_block_scratch")
+             ? O
+             : nullptr;
 }
 
 /// Alias scopes that declare the accesses of each of Objects objects apart from every other
@@ -781,7 +790,7 @@ void call_copy_where(Function &B, Function &Copy, ArrayRef<IndexSum> Sums, Array
 /// J, a block loop of the kernel's copy from before vectorisation and unrolling (NAME.gpulab_early:
 /// an inner loop already unrolled with a remainder is not in a form LoopUnrollAndJam takes), becomes
 /// B's jam copy; false (J to be erased) where its loop over the threads holds no inner loop.
-bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
+bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM, const SmallVectorImpl<IndexSum> *Sums) {
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(J);
   bool Inner = false;
   unsigned Size = 0;
@@ -818,12 +827,15 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
 
   Module &M = *B.getParent();
   LLVMContext &Ctx = M.getContext();
-  J.setName(B.getName() + ".jam");
+  J.setName(B.getName() + (Sums ? ".wide.jam" : ".jam"));
   for (Instruction &I : instructions(J))
     if (thread_loop_latch(I))
       I.setMetadata(LLVMContext::MD_loop, thread_loop_id(Ctx, Threads));
   if (Objects.size() > 1)
     declare_apart(Ctx, Objects.size(), Accesses, "gpulab.objects");
+  // Counted by the runtime, block by block (uniform_inner_trips passes 0 where a loop runs as it was).
+  FunctionCallee Count = M.getOrInsertFunction(kJamBlock, FunctionType::get(Type::getVoidTy(Ctx), {Type::getInt32Ty(Ctx)}, false));
+  CallInst::Create(Count, {ConstantInt::get(Type::getInt32Ty(Ctx), 1)}, "", J.getEntryBlock().getTerminator());
 
   // B runs J where the parameters it declared apart point into different allocations.
   SmallVector<Value *, 8> Checked;
@@ -834,8 +846,324 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM) {
         CheckedWritten |= uint64_t(1) << Checked.size();
       Checked.push_back(B.getArg(A->getArgNo()));
     }
-  call_copy_where(B, J, index_sums_without_wrap(J), Checked, CheckedWritten);
+  call_copy_where(B, J, Sums ? ArrayRef<IndexSum>(*Sums) : ArrayRef<IndexSum>(index_sums_without_wrap(J)), Checked,
+                  CheckedWritten);
   FAM.invalidate(B, PreservedAnalyses::none());
+  return true;
+}
+
+// ---- inner loops whose count differs between threads ----------------------------------------
+// A grid-stride loop, for (i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), runs a
+// count of its own in each thread, and LoopUnrollAndJam jams only an inner loop whose count is the
+// same in every iteration of the loop around it. Where the count of an inner loop of a loop over
+// a row's threads, and whether the loop is entered at all, depend on nothing but threadIdx.x and on
+// values every thread of the block holds alike from the start (the parameters, blockIdx, blockDim,
+// gridDim), a jam copy checks on entry, for every threadIdx.x below blockDim.x, that the thread
+// would enter the loop and run it as many times as thread 0. The thread loop is then versioned:
+// where that holds, its inner loop is entered without its test and counts to thread 0's count
+// instead of testing its own condition, which LoopUnrollAndJam takes; where it does not, a copy
+// of the thread loop as it was runs (thread after thread). Every jam copy tells the runtime, on
+// entry, whether any of its thread loops runs jammed in this block (the playground's report
+// counts them block by block):
+//     extern "C" void gpulab_emu_jam_block(int jammed);
+
+/// Does S (a SCEV of a jam copy, its thread loop's recurrences written as functions of X, the
+/// thread's threadIdx.x) hold nothing but X, constants, parameters and values of the entry block,
+/// so that it can be computed there for any threadIdx.x?
+bool known_on_entry(const SCEV *S, const Value *X, const BasicBlock &Entry) {
+  return !SCEVExprContains(S, [&](const SCEV *E) {
+    if (isa<SCEVAddRecExpr>(E) || isa<SCEVCouldNotCompute>(E))
+      return true;
+    if (const auto *U = dyn_cast<SCEVUnknown>(E)) {
+      const Value *V = U->getValue();
+      if (V == X || isa<Argument>(V) || isa<Constant>(V))
+        return false;
+      const auto *I = dyn_cast<Instruction>(V);
+      return !I || I->getParent() != &Entry;
+    }
+    return false;
+  });
+}
+
+/// The counter of a loop Sub that goes on while Inc Pred Bound, Inc = its phi + Step (Step and
+/// Bound invariant in Sub; 32 bits at most). A grid-stride counter's step, gridDim.x * blockDim.x,
+/// is unsigned, so its increment may wrap and ScalarEvolution cannot count the loop; it cannot
+/// wrap where Start Pred Bound, Step > 0 and Bound + Step - 1 (Bound + Step, for <=) is below the
+/// type's largest value, as every increment is then of a value below Bound (or equal).
+struct Counter {
+  BinaryOperator *Inc = nullptr;
+  const SCEV *Start = nullptr, *Step = nullptr, *Bound = nullptr;
+  ICmpInst::Predicate Pred = ICmpInst::ICMP_SLT;
+};
+bool loop_counter(Loop &Sub, ScalarEvolution &SE, Counter &C) {
+  auto *Br = dyn_cast<BranchInst>(Sub.getLoopLatch()->getTerminator());
+  auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
+  if (!Cmp || Cmp->getOperand(0)->getType()->getIntegerBitWidth() > 32)
+    return false;
+  ICmpInst::Predicate Pred = Cmp->getPredicate();
+  if (Br->getSuccessor(0) != Sub.getHeader())
+    Pred = CmpInst::getInversePredicate(Pred);
+  Value *A = Cmp->getOperand(0), *B = Cmp->getOperand(1);
+  auto counter_add = [&](Value *V) {
+    auto *Add = dyn_cast<BinaryOperator>(V);
+    return Add && Add->getOpcode() == Instruction::Add && Sub.contains(Add) ? Add : nullptr;
+  };
+  if (!counter_add(A)) {
+    std::swap(A, B);
+    Pred = CmpInst::getSwappedPredicate(Pred);
+  }
+  C.Inc = counter_add(A);
+  if (!C.Inc || (Pred != ICmpInst::ICMP_SLT && Pred != ICmpInst::ICMP_SLE && Pred != ICmpInst::ICMP_ULT && Pred != ICmpInst::ICMP_ULE) ||
+      !SE.isLoopInvariant(SE.getSCEV(B), &Sub))
+    return false;
+  for (unsigned K = 0; K < 2; ++K) {
+    auto *Phi = dyn_cast<PHINode>(C.Inc->getOperand(K));
+    Value *Step = C.Inc->getOperand(1 - K);
+    if (!Phi || Phi->getParent() != Sub.getHeader() || Phi->getIncomingValueForBlock(Sub.getLoopLatch()) != C.Inc ||
+        !SE.isLoopInvariant(SE.getSCEV(Step), &Sub))
+      continue;
+    C.Start = SE.getSCEV(Phi->getIncomingValueForBlock(Sub.getLoopPreheader()));
+    C.Step = SE.getSCEV(Step);
+    C.Bound = SE.getSCEV(B);
+    C.Pred = Pred;
+    return true;
+  }
+  return false;
+}
+
+/// L, a loop with a preheader and one exit block (in LCSSA form), runs where Flag holds; elsewhere
+/// a copy of it as it was.
+void version_loop(Loop &L, Value *Flag, LoopInfo &LI, DominatorTree &DT) {
+  BasicBlock *Pre = L.getLoopPreheader(), *Exit = L.getExitBlock();
+  BasicBlock *Head = SplitBlock(Pre, Pre->getTerminator(), &DT, &LI, nullptr, "gpulab.trips.alike");
+  ValueToValueMapTy VMap;
+  SmallVector<BasicBlock *, 16> Blocks;
+  Loop *Own = cloneLoopWithPreheader(Head, Pre, &L, VMap, ".own", &LI, &DT, Blocks);
+  remapInstructionsInBlocks(Blocks, VMap);
+  Instruction *Old = Pre->getTerminator();
+  BranchInst::Create(Head, cast<BasicBlock>(VMap[Head]), Flag, Old);
+  Old->eraseFromParent();
+  for (PHINode &P : Exit->phis()) {  // (LCSSA: every value the loop leaves passes here)
+    SmallVector<std::pair<Value *, BasicBlock *>, 4> From;
+    for (unsigned K = 0; K < P.getNumIncomingValues(); ++K)
+      if (L.contains(P.getIncomingBlock(K))) {
+        Value *V = P.getIncomingValue(K);
+        From.emplace_back(VMap.count(V) ? static_cast<Value *>(VMap[V]) : V, cast<BasicBlock>(VMap[P.getIncomingBlock(K)]));
+      }
+    for (auto &[V, BB] : From)
+      P.addIncoming(V, BB);
+  }
+  // The copy is no thread loop of a jam (its inner loops' counts differ between threads).
+  if (BasicBlock *Latch = Own->getLoopLatch())
+    Latch->getTerminator()->setMetadata(LLVMContext::MD_loop, thread_loop_id(Pre->getContext(), 0));
+  DT.recalculate(*Pre->getParent());
+}
+
+/// An inner loop of a thread loop whose count is to be made the same for every thread.
+struct ThreadTrips {
+  Loop *L;  ///< the thread loop
+  Loop *Sub;
+  PHINode *X;              ///< the thread loop's threadIdx.x
+  const SCEV *Count;       ///< Sub's backedge-taken count, a function of X
+  BranchInst *Guard;       ///< the test before Sub (null: none), entering on EnterOn
+  bool EnterOn;
+  const SCEV *Left, *Right;  ///< the guard's comparison, functions of X
+  ICmpInst::Predicate Pred;
+  Counter Wrap;  ///< a counter marked not to wrap (Inc non-null), its terms functions of X
+};
+
+/// Makes the inner loops of J's thread loops count alike where it can (see above); true where it
+/// changed J (whose analyses the caller then drops).
+bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
+  LoopInfo &LI = FAM.getResult<LoopAnalysis>(J);
+  ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(J);
+  DominatorTree &DT = FAM.getResult<DominatorTreeAnalysis>(J);
+  BasicBlock &Entry = J.getEntryBlock();
+  SmallVector<ThreadTrips, 4> Found;
+  for (Loop *L : LI.getLoopsInPreorder()) {
+    BasicBlock *Latch = L->getLoopLatch();
+    if (!Latch || !thread_loop_latch(*Latch->getTerminator()))
+      continue;
+    PHINode *X = nullptr;
+    for (PHINode &P : L->getHeader()->phis())
+      if (P.getMetadata(kThreadX))
+        X = &P;
+    const auto *XRec = X ? dyn_cast<SCEVAddRecExpr>(SE.getSCEV(X)) : nullptr;
+    if (!L->getLoopPreheader() || !L->getExitBlock())
+      continue;
+    if (!XRec || XRec->getLoop() != L || !XRec->isAffine() || !XRec->getStepRecurrence(SE)->isOne())
+      continue;
+    // A recurrence of L, where the thread's threadIdx.x is X: its value at iteration X - start.
+    LoopToScevMapT AtX;
+    AtX[L] = SE.getMinusSCEV(SE.getUnknown(X), XRec->getStart());
+    auto at_x = [&](const SCEV *S) { return SCEVLoopAddRecRewriter::rewrite(S, AtX, SE); };
+    for (Loop *Sub : L->getSubLoops()) {
+      BasicBlock *SubLatch = Sub->getLoopLatch(), *Pre = Sub->getLoopPreheader();
+      if (!SubLatch || !Pre || Sub->getExitingBlock() != SubLatch || !isa<BranchInst>(SubLatch->getTerminator()))
+        continue;
+      ThreadTrips T{L, Sub, X, SE.getBackedgeTakenCount(Sub), nullptr, true, nullptr, nullptr, ICmpInst::ICMP_EQ, {}};
+      // A counter that might wrap, marked not to (where the check below finds it cannot).
+      Counter &W = T.Wrap;
+      if (isa<SCEVCouldNotCompute>(T.Count) && loop_counter(*Sub, SE, W)) {
+        const bool Signed = CmpInst::isSigned(W.Pred);
+        if (Signed ? W.Inc->hasNoSignedWrap() : W.Inc->hasNoUnsignedWrap()) {
+          W.Inc = nullptr;  // (marked already, yet not counted)
+        } else {
+          Signed ? W.Inc->setHasNoSignedWrap(true) : W.Inc->setHasNoUnsignedWrap(true);
+          SE.forgetLoop(Sub);
+          T.Count = SE.getBackedgeTakenCount(Sub);
+        }
+      } else {
+        W.Inc = nullptr;
+      }
+      auto take = [&] {
+        if (isa<SCEVCouldNotCompute>(T.Count) || SE.isLoopInvariant(T.Count, L))
+          return false;  // (alike already, where invariant)
+        T.Count = at_x(T.Count);
+        if (!known_on_entry(T.Count, X, Entry))
+          return false;
+        if (W.Inc) {
+          W.Start = at_x(W.Start), W.Step = at_x(W.Step), W.Bound = at_x(W.Bound);
+          if (!known_on_entry(W.Start, X, Entry) || !known_on_entry(W.Step, X, Entry) || !known_on_entry(W.Bound, X, Entry))
+            return false;
+        }
+        if (BranchInst *G = Sub->getLoopGuardBranch()) {
+          auto *Cmp = dyn_cast<ICmpInst>(G->getCondition());
+          if (!Cmp || !SE.isSCEVable(Cmp->getOperand(0)->getType()) || !L->contains(G))
+            return false;
+          if (DT.dominates(G->getSuccessor(0), Pre))
+            T.EnterOn = true;
+          else if (DT.dominates(G->getSuccessor(1), Pre))
+            T.EnterOn = false;
+          else
+            return false;
+          T.Guard = G;
+          T.Left = at_x(SE.getSCEV(Cmp->getOperand(0)));
+          T.Right = at_x(SE.getSCEV(Cmp->getOperand(1)));
+          T.Pred = Cmp->getPredicate();
+          if (!known_on_entry(T.Left, X, Entry) || !known_on_entry(T.Right, X, Entry))
+            return false;
+        }
+        return true;
+      };
+      if (take()) {
+        Found.push_back(T);
+      } else if (W.Inc) {  // not checked: not marked
+        CmpInst::isSigned(W.Pred) ? W.Inc->setHasNoSignedWrap(false) : W.Inc->setHasNoUnsignedWrap(false);
+        SE.forgetLoop(Sub);
+      }
+    }
+  }
+  if (Found.empty())
+    return false;
+
+  // Each thread loop concerned runs as it was where its flag says not every thread counts alike.
+  SmallVector<Loop *, 4> Threads;
+  for (const ThreadTrips &T : Found)
+    if (!is_contained(Threads, T.L))
+      Threads.push_back(T.L);
+  for (Loop *L : Threads)
+    formLCSSARecursively(*L, DT, &LI, &SE);
+
+  // The check, between the entry block and the rest: a loop over threadIdx.x.
+  Module &M = *J.getParent();
+  LLVMContext &Ctx = J.getContext();
+  Type *I32 = Type::getInt32Ty(Ctx);
+  BasicBlock *Rest = SplitBlock(&Entry, Entry.getTerminator(), &DT, &LI, nullptr, "gpulab.trips.rest");
+  BasicBlock *Check = BasicBlock::Create(Ctx, "gpulab.trips.check", &J, Rest);
+  BasicBlock *Done = BasicBlock::Create(Ctx, "gpulab.trips.done", &J, Rest);
+  Entry.getTerminator()->setSuccessor(0, Check);
+  IRBuilder<> EB(Entry.getTerminator());
+  GlobalVariable *BlockDim = M.getNamedGlobal("blockDim");
+  Value *Width = EB.CreateLoad(I32, EB.CreateConstInBoundsGEP2_32(BlockDim->getValueType(), BlockDim, 0, 0));
+  IRBuilder<> CB(Check);
+  PHINode *C = CB.CreatePHI(I32, 2, "gpulab.trips.x");
+  C->addIncoming(CB.getInt32(0), &Entry);
+  SmallVector<PHINode *, 4> Oks;
+  SmallVector<Value *, 4> Alike;  // per thread loop: so far, every thread counts alike
+  for (size_t K = 0; K < Threads.size(); ++K) {
+    Oks.push_back(CB.CreatePHI(CB.getInt1Ty(), 2, "gpulab.trips.alike"));
+    Oks.back()->addIncoming(CB.getTrue(), &Entry);
+    Alike.push_back(Oks.back());
+  }
+  Value *Next = CB.CreateAdd(C, CB.getInt32(1), "", true, true);
+  BranchInst *Back = CB.CreateCondBr(CB.getTrue(), Check, Done);
+  BranchInst *Go = BranchInst::Create(Rest, Done);
+  DT.recalculate(J);  // (the expander asks it where values may be reused)
+
+  SCEVExpander Expander(SE, M.getDataLayout(), "gpulab.trips");
+  SmallVector<Value *, 4> Counts;  // thread 0's, on entry
+  IRBuilder<> IB(Back);
+  for (const ThreadTrips &T : Found) {
+    Value *&All = Alike[find(Threads, T.L) - Threads.begin()];
+    ValueToSCEVMapTy At0{{T.X, SE.getZero(I32)}}, AtC{{T.X, SE.getUnknown(C)}};
+    auto expand = [&](const SCEV *S, ValueToSCEVMapTy &Map, Instruction *Where) {
+      const SCEV *E = SCEVParameterRewriter::rewrite(S, SE, Map);
+      return Expander.expandCodeFor(E, E->getType(), Where);
+    };
+    Value *Count0 = expand(T.Count, At0, Entry.getTerminator());
+    Counts.push_back(Count0);
+    All = IB.CreateAnd(All, IB.CreateICmpEQ(expand(T.Count, AtC, Back), Count0));
+    if (T.Guard) {
+      Value *Enters = IB.CreateICmp(T.Pred, expand(T.Left, AtC, Back), expand(T.Right, AtC, Back));
+      All = IB.CreateAnd(All, T.EnterOn ? Enters : IB.CreateNot(Enters));
+    }
+    if (const Counter &W = T.Wrap; W.Inc) {  // its counter cannot wrap (see Counter)
+      const bool Signed = CmpInst::isSigned(W.Pred);
+      Value *Start = expand(W.Start, AtC, Back), *Step = expand(W.Step, AtC, Back), *Bound = expand(W.Bound, AtC, Back);
+      Type *I64 = IB.getInt64Ty();
+      auto wide = [&](Value *V) { return Signed ? IB.CreateSExt(V, I64) : IB.CreateZExt(V, I64); };
+      const unsigned Bits = Step->getType()->getIntegerBitWidth();
+      const APInt Max = Signed ? APInt::getSignedMaxValue(Bits).zext(64) : APInt::getMaxValue(Bits).zext(64);
+      const bool Inclusive = W.Pred == ICmpInst::ICMP_SLE || W.Pred == ICmpInst::ICMP_ULE;
+      Value *Last = IB.CreateAdd(wide(Bound), wide(Step));
+      if (!Inclusive)
+        Last = IB.CreateSub(Last, IB.getInt64(1));
+      All = IB.CreateAnd(All, IB.CreateICmpSLE(Last, ConstantInt::get(I64, Max)));
+      All = IB.CreateAnd(All, Signed ? IB.CreateICmpSGT(Step, ConstantInt::get(Step->getType(), 0))
+                                     : IB.CreateICmpNE(Step, ConstantInt::get(Step->getType(), 0)));
+      All = IB.CreateAnd(All, IB.CreateICmp(W.Pred, Start, Bound));
+    }
+  }
+  // The block is counted as jammed where some thread loop with an inner loop is: one whose inner
+  // loops count alike in every block, or one whose threads count alike in this block.
+  bool Always = false;
+  for (Loop *L : LI.getLoopsInPreorder())
+    if (BasicBlock *Latch = L->getLoopLatch(); Latch && thread_loop_latch(*Latch->getTerminator()) &&
+                                               !L->getSubLoops().empty() && !is_contained(Threads, L))
+      Always = true;
+  Value *Somewhere = IB.getInt1(Always);
+  for (size_t K = 0; K < Threads.size(); ++K) {
+    Oks[K]->addIncoming(Alike[K], Check);
+    Somewhere = IB.CreateOr(Somewhere, Alike[K]);
+  }
+  Back->setCondition(IB.CreateICmpULT(Next, Width));
+  C->addIncoming(Next, Check);
+  for (Instruction &I : make_early_inc_range(Entry))
+    if (auto *Call = dyn_cast<CallInst>(&I); Call && Call->getCalledFunction() &&
+                                             Call->getCalledFunction()->getName() == kJamBlock) {
+      Call->moveBefore(Go);
+      Call->setArgOperand(0, new ZExtInst(Somewhere, I32, "", Call));
+    }
+
+  for (size_t K = 0; K < Threads.size(); ++K)
+    version_loop(*Threads[K], Alike[K], LI, DT);
+  // In each thread loop (not its copy): each inner loop entered without its test, and counted
+  // to thread 0's count.
+  for (size_t K = 0; K < Found.size(); ++K) {
+    const ThreadTrips &T = Found[K];
+    if (T.Guard)
+      T.Guard->setCondition(ConstantInt::getBool(Ctx, T.EnterOn));
+    BasicBlock *Head = T.Sub->getHeader(), *SubLatch = T.Sub->getLoopLatch();
+    Type *Ty = Counts[K]->getType();
+    PHINode *Trip = PHINode::Create(Ty, 2, "gpulab.trip", &Head->front());
+    auto *Br = cast<BranchInst>(SubLatch->getTerminator());
+    IRBuilder<> LB(Br);
+    Value *TripNext = LB.CreateAdd(Trip, ConstantInt::get(Ty, 1), "", true, false);
+    Trip->addIncoming(ConstantInt::get(Ty, 0), T.Sub->getLoopPreheader());
+    Trip->addIncoming(TripNext, SubLatch);
+    Br->setCondition(Br->getSuccessor(0) == Head ? LB.CreateICmpNE(Trip, Counts[K]) : LB.CreateICmpEQ(Trip, Counts[K]));
+  }
   return true;
 }
 
@@ -1332,7 +1660,8 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
     Value *First = k == 0 ? P.getInt32(0) : P.CreateURem(P.CreateSub(N, P.CreateURem(Count, N)), N, "gpulab.first");
     BasicBlock *After = BasicBlock::Create(Ctx, Name + ".end", B, Exit);
     auto run_threads = [&](BasicBlock *Pre, Value *Lo, Value *Hi, BasicBlock *Out) {
-      const ThreadRange R = thread_range(*B, Pre, Dim, Lo, Hi, Out, Name);
+      // (phase 0 runs the whole block from thread 0: rows of one count, which a jam copy needs)
+      const ThreadRange R = thread_range(*B, Pre, Dim, Lo, Hi, Out, Name, k == 0);
       IRBuilder<> H(R.XHead);
       SmallVector<Value *, 24> Args;
       for (Argument &A : B->args())
@@ -1513,9 +1842,19 @@ void optimise_block_loop(Function &B, FunctionAnalysisManager &FAM, bool Jam = f
   Early.addPass(createFunctionToLoopPassAdaptor(LoopRotatePass(), false));
   Early.addPass(createFunctionToLoopPassAdaptor(
       LICMPass(SetLicmMssaOptCap, SetLicmMssaNoAccForPromotionCap, true), true));
-  Early.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass(), false));
-  Early.addPass(GVNPass());
   Early.run(B, FAM);
+  // (before IndVarSimplify, which may widen the thread loops' threadIdx.x into a phi of its own)
+  if (Jam && uniform_inner_trips(B, FAM)) {
+    FAM.invalidate(B, PreservedAnalyses::none());
+    FunctionPassManager Fold;
+    Fold.addPass(InstCombinePass());
+    Fold.addPass(SimplifyCFGPass());
+    Fold.run(B, FAM);
+  }
+  FunctionPassManager Counters;
+  Counters.addPass(createFunctionToLoopPassAdaptor(IndVarSimplifyPass(), false));
+  Counters.addPass(GVNPass());
+  Counters.run(B, FAM);
   if (expose_uniform_guards(B, FAM) || Jam) {
     FAM.invalidate(B, PreservedAnalyses::none());
     FunctionPassManager Unswitch;
@@ -1591,7 +1930,7 @@ bool traced_module(const Module &M) { return M.getNamedGlobal("gpulab_emu_traced
 /// GpulabBlockLoopPass makes the jam copy of its block loop and which it then erases.
 struct GpulabEarlyCopyPass : PassInfoMixin<GpulabEarlyCopyPass> {
   PreservedAnalyses run(Function &F, FunctionAnalysisManager &FAM) {
-    if (!block_loop_candidate(F) || has_barrier(F) || FAM.getResult<LoopAnalysis>(F).empty())
+    if (!block_loop_candidate(F) || FAM.getResult<LoopAnalysis>(F).empty())
       return PreservedAnalyses::all();
     Module &M = *F.getParent();
     if (M.getFunction((F.getName() + kEarlySuffix).str()))
@@ -1623,7 +1962,7 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
         }
         Function *Early = M.getFunction((F->getName() + kEarlySuffix).str());
         Function *J = Early && !has_barrier(*F) ? make_block_loop(*Early) : nullptr;
-        if (J && !make_thread_jam(*B, *J, FAM)) {
+        if (J && !make_thread_jam(*B, *J, FAM, nullptr)) {
           J->eraseFromParent();
           J = nullptr;
         }
@@ -1643,15 +1982,28 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
           optimise_block_loop(*J, FAM, true);
         // A kernel with barriers: a copy of its block loop whose index sums do not wrap, run
         // where the grid allows (the tiles' loads along threadIdx.x then vectorise).
+        // Where its threads run inner loops, that copy is made from the early copy and jammed
+        // (as J above), its objects declared apart where the runtime finds them apart.
         SmallVector<IndexSum, 4> Sums;
-        if (Function *W = has_barrier(*F) ? make_region_loop(*F, &Sums) : nullptr) {
-          W->setName(B->getName() + ".wide");
-          scope_shared_apart(*W);
-          call_copy_where(*B, *W, Sums, {}, 0);
-          if (broken(W))
-            continue;
-          optimise_block_loop(*W, FAM);
+        Function *W = Early && has_barrier(*F) ? make_region_loop(*Early, &Sums) : nullptr;
+        const bool Jammed = W && make_thread_jam(*B, *W, FAM, &Sums);
+        if (W && !Jammed) {
+          FAM.clear(*W, W->getName());
+          W->eraseFromParent();
+          W = nullptr;
         }
+        if (!W && has_barrier(*F)) {
+          Sums.clear();
+          if ((W = make_region_loop(*F, &Sums))) {
+            W->setName(B->getName() + ".wide");
+            scope_shared_apart(*W);
+            call_copy_where(*B, *W, Sums, {}, 0);
+          }
+        }
+        if (W && broken(W))
+          continue;
+        if (W)
+          optimise_block_loop(*W, FAM, Jammed);
         optimise_block_loop(*B, FAM);
         Pairs.emplace_back(F, B);
       }

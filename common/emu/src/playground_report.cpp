@@ -50,8 +50,8 @@ void report_at_exit() {
                 c.loop_blocks, c.blocks);
   if (const CheckCoverage c = check_coverage(); (checks_off || c.sampled) && c.jam_blocks + c.jam_refused > 0)
     std::printf("jam copies: %lld blocks ran threads' inner loops side by side where the compiler proved it\n"
-                "safe (their pointer parameters in different allocations); %lld blocks, whose pointers share\n"
-                "an allocation, ran thread after thread.\n",
+                "safe (their pointer parameters in different allocations, and an inner loop running as many\n"
+                "times in every thread of the block); %lld blocks, where not, ran thread after thread.\n",
                 c.jam_blocks, c.jam_refused);
   if (!checks_off) {
     if (!metrics_available()) std::printf("memory metrics: not measured (build the emu preset with clang++)\n");

@@ -816,9 +816,13 @@ extern "C" int gpulab_emu_pointers_apart(const void* const* pointers, int count,
         gpulab::emu::detail::count_jam_check(false);
         return 0;
       }
-  gpulab::emu::detail::count_jam_check(true);
-  return 1;
+  return 1;  // (the copy counts the block: gpulab_emu_jam_block)
 }
+
+// A jam copy, on entry: whether any of its loops over the threads runs jammed in this block (0
+// where each runs thread after thread, its threads' inner loops not all of one count:
+// twin_pass.cpp, "inner loops whose count differs between threads").
+extern "C" void gpulab_emu_jam_block(int jammed) { gpulab::emu::detail::count_jam_check(jammed != 0); }
 
 extern "C" void* gpulab_emu_block_scratch(std::size_t bytes) {
   struct Buffer {

@@ -120,6 +120,23 @@ __global__ void bl_dot(const float* a, const float* b, float* c, int n) {
   }
 }
 
+/// Each thread's grid-stride sum, then a barrier, then 8 threads each add up a sixteenth of the
+/// block's sums: a barrier kernel whose first phase holds a loop per thread, whose count differs
+/// between the threads of a block unless n is a multiple of the grid's threads (and is 0 for the
+/// threads at or past n). Its jam copy may run only where every thread of the block counts alike.
+__global__ void bl_stride_sum(const float* in, float* out, int n) {
+  __shared__ float part[128];
+  float s = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += in[i] * 0.5f;
+  part[threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.x < 8) {
+    float t = 0;
+    for (unsigned k = threadIdx.x; k < blockDim.x; k += 8) t += part[k];
+    out[blockIdx.x * 8 + threadIdx.x] = t;
+  }
+}
+
 /// Each thread reads elements its neighbours write, through one parameter: run thread after
 /// thread, a thread sees what the threads before it stored.
 __global__ void bl_reads_neighbours(float* buf, int n, int span) {

@@ -64,3 +64,7 @@ void plain_pointer_table(float* const* outs, const float* in, int n, int m) {
 void plain_in_place_after_barrier(float* buf, int blocks) {
   gpulab::launch(bl_in_place_after_barrier, blocks, 256, 0, static_cast<const float*>(buf), buf);
 }
+
+void plain_stride_sum(const float* in, float* out, int n, int blocks) {
+  gpulab::launch(bl_stride_sum, blocks, 128, 0, in, out, n);
+}

@@ -33,6 +33,7 @@ void plain_dot(const float* a, const float* b, float* c, int n);
 void plain_in_place_after_barrier(float* buf, int blocks);
 void plain_reads_neighbours(float* buf, int n, int span);
 void plain_pointer_table(float* const* outs, const float* in, int n, int m);
+void plain_stride_sum(const float* in, float* out, int n, int blocks);
 
 namespace {
 
@@ -343,6 +344,65 @@ TEST(BlockLoops, RunThreadsLoopsInOrderWhereOneReadsWhatAnotherWrote) {
   }
   EXPECT_TRUE(same_bytes(got[0], got[1]));
   emu::set_workers(workers);
+}
+
+TEST(BlockLoops, RunGridStrideLoopsTogetherOnlyWhereEveryThreadOfTheBlockCountsAlike) {
+  Defaults restore;
+  const int blocks = 6, threads = 128, whole = 5 * blocks * threads;
+  const std::vector<float> h = inputs(2 * whole + 200);
+  gpulab::DeviceBuffer<float> in(h), out(blocks * 8);
+  for (const bool plain : {false, true}) {
+    SCOPED_TRACE(plain ? "a plain file, every block a loop" : "a traced file, sampled blocks");
+    emu::set_check_sampling(!plain);
+    auto sum = [&](const float* x, float* y, int n) {
+      if (plain)
+        plain_stride_sum(x, y, n, blocks);
+      else
+        gpulab::launch(bl_stride_sum, blocks, threads, 0, x, y, n);
+    };
+    // Runs sum(n) with block loops off and on (the same bytes), and returns how many of the blocks
+    // run as loops the jam copy ran jammed, and how many it ran thread after thread.
+    auto jammed_and_not = [&](int n) {
+      const std::vector<float> threads_out = run_once(false, out, [&] { sum(in.data(), out.data(), n); });
+      const emu::CheckCoverage before = emu::check_coverage();
+      const long long loops_before = loop_blocks();
+      const std::vector<float> loops_out = run_once(true, out, [&] { sum(in.data(), out.data(), n); });
+      const emu::CheckCoverage after = emu::check_coverage();
+      EXPECT_TRUE(same_bytes(threads_out, loops_out)) << "n = " << n;
+      EXPECT_EQ(after.jam_blocks - before.jam_blocks + after.jam_refused - before.jam_refused,
+                loop_blocks() - loops_before) << "n = " << n;
+      return std::make_pair(after.jam_blocks - before.jam_blocks, after.jam_refused - before.jam_refused);
+    };
+    // Every thread sums 5 elements: every block jammed.
+    const auto [all_jammed, none] = jammed_and_not(whole);
+    EXPECT_GT(all_jammed, 0);
+    EXPECT_EQ(none, 0);
+    // 5 or 6 elements: the threads of block 3 count differently (those below 384 + 77 sum 6).
+    // 300 elements for 768 threads: in block 2 some threads sum 1 and some none, and no thread of
+    // blocks 3 to 5 enters the loop. Those blocks run thread after thread; the others jammed.
+    const auto [jammed_6, not_6] = jammed_and_not(whole + 3 * threads + 77);
+    const auto [jammed_300, not_300] = jammed_and_not(300);
+    if (plain) {
+      EXPECT_EQ(jammed_6, 5);
+      EXPECT_EQ(not_6, 1);
+      EXPECT_EQ(jammed_300, 2);
+      EXPECT_EQ(not_300, 4);
+    }
+    // The output inside the input's allocation: the copy's pointer check refuses every block.
+    gpulab::DeviceBuffer<float> both(h);
+    float* inside = both.data() + 2 * whole + 100;  // (past what the sums read)
+    std::vector<std::vector<float>> got;
+    const emu::CheckCoverage before = emu::check_coverage();
+    for (const bool loops : {false, true}) {
+      emu::set_block_loops(loops);
+      sum(both.data(), inside, whole);
+      gpulab::synchronize();
+      got.push_back(both.download());
+    }
+    EXPECT_TRUE(same_bytes(got[0], got[1]));
+    EXPECT_EQ(emu::check_coverage().jam_blocks, before.jam_blocks);
+    EXPECT_GT(emu::check_coverage().jam_refused - before.jam_refused, 0);
+  }
 }
 
 TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {

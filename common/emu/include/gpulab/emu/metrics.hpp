@@ -62,8 +62,9 @@ struct CheckCoverage {
   /// Blocks run as their kernel's block loop: all threads in one call (runtime.hpp, block loops).
   long long loop_blocks = 0;
   bool sampled = false;
-  /// Block loops that asked whether their pointer parameters lie in different allocations: yes,
-  /// so their threads' inner loops could run together (jam), or no (twin_pass.cpp, "thread jam").
+  /// Blocks whose block loop has a jam copy: run by it (their threads' inner loops together), or
+  /// refused by it (pointer parameters in one allocation, or inner loops whose counts differ
+  /// between threads) and run thread after thread (twin_pass.cpp, "thread jam").
   long long jam_blocks = 0, jam_refused = 0;
 };
 CheckCoverage check_coverage();
