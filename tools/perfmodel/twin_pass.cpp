@@ -932,14 +932,18 @@ bool loop_counter(Loop &Sub, ScalarEvolution &SE, Counter &C) {
 }
 
 /// L, a loop with a preheader and one exit block (in LCSSA form), runs where Flag holds; elsewhere
-/// a copy of it as it was.
-void version_loop(Loop &L, Value *Flag, LoopInfo &LI, DominatorTree &DT) {
+/// a copy of it as it was (without the no-wrap marks of Marked, which hold only where Flag does).
+void version_loop(Loop &L, Value *Flag, ArrayRef<std::pair<BinaryOperator *, bool>> Marked, LoopInfo &LI,
+                  DominatorTree &DT) {
   BasicBlock *Pre = L.getLoopPreheader(), *Exit = L.getExitBlock();
   BasicBlock *Head = SplitBlock(Pre, Pre->getTerminator(), &DT, &LI, nullptr, "gpulab.trips.alike");
   ValueToValueMapTy VMap;
   SmallVector<BasicBlock *, 16> Blocks;
   Loop *Own = cloneLoopWithPreheader(Head, Pre, &L, VMap, ".own", &LI, &DT, Blocks);
   remapInstructionsInBlocks(Blocks, VMap);
+  for (auto [Inc, Signed] : Marked)  // (Signed: marked nsw, else nuw)
+    if (auto *Copy = dyn_cast_or_null<BinaryOperator>(VMap.lookup(Inc)))
+      Signed ? Copy->setHasNoSignedWrap(false) : Copy->setHasNoUnsignedWrap(false);
   Instruction *Old = Pre->getTerminator();
   BranchInst::Create(Head, cast<BasicBlock>(VMap[Head]), Flag, Old);
   Old->eraseFromParent();
@@ -1146,8 +1150,13 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
       Call->setArgOperand(0, new ZExtInst(Somewhere, I32, "", Call));
     }
 
-  for (size_t K = 0; K < Threads.size(); ++K)
-    version_loop(*Threads[K], Alike[K], LI, DT);
+  for (size_t K = 0; K < Threads.size(); ++K) {
+    SmallVector<std::pair<BinaryOperator *, bool>, 4> Marked;
+    for (const ThreadTrips &T : Found)
+      if (T.L == Threads[K] && T.Wrap.Inc)
+        Marked.emplace_back(T.Wrap.Inc, CmpInst::isSigned(T.Wrap.Pred));
+    version_loop(*Threads[K], Alike[K], Marked, LI, DT);
+  }
   // In each thread loop (not its copy): each inner loop entered without its test, and counted
   // to thread 0's count.
   for (size_t K = 0; K < Found.size(); ++K) {
