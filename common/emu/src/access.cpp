@@ -138,12 +138,17 @@ std::string outside_shared_variables(const Worker& w, std::uintptr_t a, unsigned
   const auto& vars = shared_variables();
   if (vars.empty()) return {};
   const std::uintptr_t begin = w.static_shared_begin;
+  auto holds = [&](const SharedVariable& v) { return a >= begin + v.offset && a + size <= begin + v.offset + v.size; };
+  if (w.shared_hint < vars.size() && holds(vars[w.shared_hint])) return {};  // (the common case)
   const SharedVariable* near = nullptr;
   std::uintptr_t best = ~std::uintptr_t{0};
   bool past = false;
   for (const SharedVariable& v : vars) {
     const std::uintptr_t b = begin + v.offset, e = b + v.size;
-    if (a >= b && a + size <= e) return {};
+    if (holds(v)) {
+      w.shared_hint = static_cast<std::size_t>(&v - vars.data());
+      return {};
+    }
     const std::uintptr_t d = a >= e ? a - e : a + size <= b ? b - a : 0;
     if (d < best || (d == best && a >= e)) {
       best = d;
@@ -463,11 +468,19 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   auto holds = [&](std::size_t h) {
     return h < L.allocations.size() && a >= L.allocations[h].first && a + size <= L.allocations[h].first + L.allocations[h].second;
   };
+  // The index built-ins (never device memory), read in every thread of a traced file.
+  auto inside = [a](const auto& v) {
+    const auto b = reinterpret_cast<std::uintptr_t>(&v);
+    return a >= b && a < b + sizeof v;
+  };
+  const bool built_in = !store && (inside(::threadIdx) || inside(::blockIdx) || inside(::blockDim) || inside(::gridDim));
   if (holds(w->allocation_hint[0])) {
     index = static_cast<long>(w->allocation_hint[0]);
   } else if (holds(w->allocation_hint[1])) {
     index = static_cast<long>(w->allocation_hint[1]);
     std::swap(w->allocation_hint[0], w->allocation_hint[1]);
+  } else if (built_in) {
+    return;
   } else if ((index = find_device(L, a, size)) >= 0) {
     w->allocation_hint[1] = w->allocation_hint[0];
     w->allocation_hint[0] = static_cast<std::size_t>(index);
@@ -482,11 +495,6 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   }
   // Not shared, not device memory, not the arguments or the stack: the index built-ins, static
   // data - or a bug.
-  auto inside = [a](const auto& v) {
-    const auto b = reinterpret_cast<std::uintptr_t>(&v);
-    return a >= b && a < b + sizeof v;
-  };
-  if (!store && (inside(::threadIdx) || inside(::blockIdx) || inside(::blockDim) || inside(::gridDim))) return;
   if (static_ranges().contains(a)) return;
   if (!g_sanitizer) return;
   // Every other access is stopped before it happens: on a GPU it reads or writes what it should

@@ -308,6 +308,7 @@ struct Worker {
   PendingStore pending_store;
   std::vector<FindingRecord> findings;
   std::size_t allocation_hint[2] = {0, 0};  ///< the launch's allocations of the last two device accesses
+  mutable std::size_t shared_hint = 0;  ///< the __shared__ variable (of shared_variables()) last accessed
   std::size_t recorded = 0;    ///< accesses kept for the running block
   /// The last traced access (address, size), for the fault handler: a fault right after a
   /// misaligned one is that access faulting (an aligned vector load), as it would on a GPU.

@@ -83,7 +83,7 @@ SharedCost shared_wavefronts(const std::vector<Access>& v, std::size_t i, std::s
       if (lane < lo || lane >= hi) continue;
       for (unsigned o = 0; o < v[k].size; o += 4) scratch.push_back((v[k].addr + o) >> 2);
     }
-    std::sort(scratch.begin(), scratch.end());
+    if (!std::is_sorted(scratch.begin(), scratch.end())) std::sort(scratch.begin(), scratch.end());
     scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
     if (per_bank)
       for (std::uintptr_t word : scratch) ++per_bank[word % 32];
@@ -147,7 +147,8 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
       bytes += v[k].size;
       for (std::uintptr_t s = v[k].addr >> 5; s <= (v[k].addr + v[k].size - 1) >> 5; ++s) scratch.push_back(s);
     }
-    std::sort(scratch.begin(), scratch.end());
+    // (Lanes in order mostly read ascending addresses: sorted already.)
+    if (!std::is_sorted(scratch.begin(), scratch.end())) std::sort(scratch.begin(), scratch.end());
     const long long sectors = std::unique(scratch.begin(), scratch.end()) - scratch.begin();
     t.units += sectors;
     // 128-byte lines (4 sectors each) the sorted, distinct sectors fall in.
@@ -157,7 +158,7 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
     static thread_local std::vector<std::pair<std::uintptr_t, std::uintptr_t>> spans;
     spans.clear();
     for (std::size_t k = i; k < j; ++k) spans.emplace_back(v[k].addr, v[k].addr + v[k].size);
-    std::sort(spans.begin(), spans.end());
+    if (!std::is_sorted(spans.begin(), spans.end())) std::sort(spans.begin(), spans.end());
     long long distinct = 0;
     std::uintptr_t end = 0;
     for (const auto& [b, e] : spans) {
@@ -233,8 +234,9 @@ void group_requests(std::vector<Access>& v, F measure_request) {
       while (j < order.size() && v[order[j]].seq == v[order[i]].seq) ++j;
       const std::size_t from = out.size();
       for (std::size_t m = i; m < j; ++m) out.push_back(v[order[m]]);
-      std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(),
-                [](const Access& x, const Access& y) { return x.lane < y.lane; });  // at most 64: lanes are distinct
+      auto by_lane = [](const Access& x, const Access& y) { return x.lane < y.lane; };  // at most 64, distinct
+      if (!std::is_sorted(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(), by_lane))
+        std::sort(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(), by_lane);
       i = j;
     }
     for (std::size_t i = 0; i < out.size();) {
