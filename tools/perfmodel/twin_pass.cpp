@@ -870,10 +870,12 @@ bool make_thread_jam(Function &B, Function &J, FunctionAnalysisManager &FAM, con
 /// Does S (a SCEV of a jam copy, its thread loop's recurrences written as functions of X, the
 /// thread's threadIdx.x) hold nothing but X, constants, parameters and values of the entry block,
 /// so that it can be computed there for any threadIdx.x?
-bool known_on_entry(const SCEV *S, const Value *X, const BasicBlock &Entry) {
+bool known_on_entry(const SCEV *S, const Value *X, const BasicBlock &Entry, ScalarEvolution &SE) {
   return !SCEVExprContains(S, [&](const SCEV *E) {
     if (isa<SCEVAddRecExpr>(E) || isa<SCEVCouldNotCompute>(E))
       return true;
+    if (const auto *D = dyn_cast<SCEVUDivExpr>(E))  // (computed for every thread: never by 0)
+      return !SE.isKnownNonZero(D->getRHS());
     if (const auto *U = dyn_cast<SCEVUnknown>(E)) {
       const Value *V = U->getValue();
       if (V == X || isa<Argument>(V) || isa<Constant>(V))
@@ -1024,11 +1026,11 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
         if (isa<SCEVCouldNotCompute>(T.Count) || SE.isLoopInvariant(T.Count, L))
           return false;  // (alike already, where invariant)
         T.Count = at_x(T.Count);
-        if (!known_on_entry(T.Count, X, Entry))
+        if (!known_on_entry(T.Count, X, Entry, SE))
           return false;
         if (W.Inc) {
           W.Start = at_x(W.Start), W.Step = at_x(W.Step), W.Bound = at_x(W.Bound);
-          if (!known_on_entry(W.Start, X, Entry) || !known_on_entry(W.Step, X, Entry) || !known_on_entry(W.Bound, X, Entry))
+          if (!known_on_entry(W.Start, X, Entry, SE) || !known_on_entry(W.Step, X, Entry, SE) || !known_on_entry(W.Bound, X, Entry, SE))
             return false;
         }
         if (BranchInst *G = Sub->getLoopGuardBranch()) {
@@ -1045,7 +1047,7 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
           T.Left = at_x(SE.getSCEV(Cmp->getOperand(0)));
           T.Right = at_x(SE.getSCEV(Cmp->getOperand(1)));
           T.Pred = Cmp->getPredicate();
-          if (!known_on_entry(T.Left, X, Entry) || !known_on_entry(T.Right, X, Entry))
+          if (!known_on_entry(T.Left, X, Entry, SE) || !known_on_entry(T.Right, X, Entry, SE))
             return false;
         }
         return true;
@@ -1143,6 +1145,10 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
   }
   Back->setCondition(IB.CreateICmpULT(Next, Width));
   C->addIncoming(Next, Check);
+  // Computed for threads that may not enter the loop, where what ScalarEvolution knew inside it
+  // (no wrap, exact division) need not hold: no flag may make a value poison here.
+  for (Instruction *I : Expander.getAllInsertedInstructions())
+    I->dropPoisonGeneratingFlags();
   for (Instruction &I : make_early_inc_range(Entry))
     if (auto *Call = dyn_cast<CallInst>(&I); Call && Call->getCalledFunction() &&
                                              Call->getCalledFunction()->getName() == kJamBlock) {
