@@ -900,7 +900,7 @@ struct Counter {
 bool loop_counter(Loop &Sub, ScalarEvolution &SE, Counter &C) {
   auto *Br = dyn_cast<BranchInst>(Sub.getLoopLatch()->getTerminator());
   auto *Cmp = Br && Br->isConditional() ? dyn_cast<ICmpInst>(Br->getCondition()) : nullptr;
-  if (!Cmp || Cmp->getOperand(0)->getType()->getIntegerBitWidth() > 32)
+  if (!Cmp || !Cmp->getOperand(0)->getType()->isIntegerTy() || Cmp->getOperand(0)->getType()->getIntegerBitWidth() > 32)
     return false;
   ICmpInst::Predicate Pred = Cmp->getPredicate();
   if (Br->getSuccessor(0) != Sub.getHeader())
@@ -979,17 +979,26 @@ struct ThreadTrips {
 };
 
 /// Makes the inner loops of J's thread loops count alike where it can (see above); true where it
-/// changed J (whose analyses the caller then drops).
+/// changed J or marked a counter in passing (ScalarEvolution keeps such a mark once it has seen it:
+/// the caller then drops J's analyses).
 bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
   LoopInfo &LI = FAM.getResult<LoopAnalysis>(J);
   ScalarEvolution &SE = FAM.getResult<ScalarEvolutionAnalysis>(J);
   DominatorTree &DT = FAM.getResult<DominatorTreeAnalysis>(J);
   BasicBlock &Entry = J.getEntryBlock();
   SmallVector<ThreadTrips, 4> Found;
+  bool Touched = false;  // a counter marked, and unmarked
+  bool Always = false;   // a thread loop whose inner loop counts alike in every thread already
   for (Loop *L : LI.getLoopsInPreorder()) {
     BasicBlock *Latch = L->getLoopLatch();
-    if (!Latch || !thread_loop_latch(*Latch->getTerminator()))
+    // (LoopUnrollAndJam takes a loop with one inner loop)
+    if (!Latch || !thread_loop_latch(*Latch->getTerminator()) || L->getSubLoops().size() != 1)
       continue;
+    if (const SCEV *Count = SE.getBackedgeTakenCount(L->getSubLoops()[0]);
+        !isa<SCEVCouldNotCompute>(Count) && SE.isLoopInvariant(Count, L)) {
+      Always = true;
+      continue;
+    }
     PHINode *X = nullptr;
     for (PHINode &P : L->getHeader()->phis())
       if (P.getMetadata(kThreadX))
@@ -1016,6 +1025,7 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
           W.Inc = nullptr;  // (marked already, yet not counted)
         } else {
           Signed ? W.Inc->setHasNoSignedWrap(true) : W.Inc->setHasNoUnsignedWrap(true);
+          Touched = true;
           SE.forgetLoop(Sub);
           T.Count = SE.getBackedgeTakenCount(Sub);
         }
@@ -1061,7 +1071,7 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
     }
   }
   if (Found.empty())
-    return false;
+    return Touched;
 
   // Each thread loop concerned runs as it was where its flag says not every thread counts alike.
   SmallVector<Loop *, 4> Threads;
@@ -1107,7 +1117,7 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
       const SCEV *E = SCEVParameterRewriter::rewrite(S, SE, Map);
       return Expander.expandCodeFor(E, E->getType(), Where);
     };
-    Value *Count0 = expand(T.Count, At0, Entry.getTerminator());
+    Value *Count0 = new FreezeInst(expand(T.Count, At0, Entry.getTerminator()), "", Entry.getTerminator());
     Counts.push_back(Count0);
     All = IB.CreateAnd(All, IB.CreateICmpEQ(expand(T.Count, AtC, Back), Count0));
     if (T.Guard) {
@@ -1132,19 +1142,18 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
     }
   }
   // The block is counted as jammed where some thread loop with an inner loop is: one whose inner
-  // loops count alike in every block, or one whose threads count alike in this block.
-  bool Always = false;
-  for (Loop *L : LI.getLoopsInPreorder())
-    if (BasicBlock *Latch = L->getLoopLatch(); Latch && thread_loop_latch(*Latch->getTerminator()) &&
-                                               !L->getSubLoops().empty() && !is_contained(Threads, L))
-      Always = true;
-  Value *Somewhere = IB.getInt1(Always);
-  for (size_t K = 0; K < Threads.size(); ++K) {
+  // loop counts alike in every block, or one whose threads count alike in this block.
+  for (size_t K = 0; K < Threads.size(); ++K)
     Oks[K]->addIncoming(Alike[K], Check);
-    Somewhere = IB.CreateOr(Somewhere, Alike[K]);
-  }
   Back->setCondition(IB.CreateICmpULT(Next, Width));
   C->addIncoming(Next, Check);
+  // (frozen: a value the expander reused from the entry block may be poison where the kernel only
+  // used it under a test; the flags are then false or true, never undefined)
+  Value *Somewhere = ConstantInt::getBool(Ctx, Always);
+  for (size_t K = 0; K < Threads.size(); ++K) {
+    Alike[K] = new FreezeInst(Alike[K], "", Go);
+    Somewhere = BinaryOperator::CreateOr(Somewhere, Alike[K], "", Go);
+  }
   // Computed for threads that may not enter the loop, where what ScalarEvolution knew inside it
   // (no wrap, exact division) need not hold: no flag may make a value poison here.
   for (Instruction *I : Expander.getAllInsertedInstructions())

@@ -137,6 +137,29 @@ __global__ void bl_stride_sum(const float* in, float* out, int n) {
   }
 }
 
+/// Grid-stride loops the count check must run as they are, or handle (2-D blocks; out has one
+/// element per thread of the grid): two in one thread (no jam then), a bound each row of threads
+/// reads from memory (its counter marked not to wrap in passing, then not), and a walk bounded by
+/// a pointer.
+__device__ inline unsigned bl_first() { return (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x; }
+__device__ inline unsigned bl_stride() { return gridDim.x * blockDim.x * blockDim.y; }
+__global__ void bl_stride_two(const float* in, const unsigned* lens, float* out, int n) {
+  float s = 0, t = 0;
+  for (unsigned i = bl_first(); i < static_cast<unsigned>(n); i += bl_stride()) s += in[i];
+  for (unsigned i = bl_first(); i < static_cast<unsigned>(n) + lens[0]; i += 2 * bl_stride()) t += in[i % n] * 0.25f;
+  out[bl_first()] = s + t;
+}
+__global__ void bl_stride_bound(const float* in, const unsigned* lens, float* out, int n) {
+  float u = 0;
+  for (unsigned i = bl_first(); i < lens[threadIdx.y]; i += bl_stride()) u += in[i % static_cast<unsigned>(n)];
+  out[bl_first()] = u;
+}
+__global__ void bl_stride_pointer(const float* in, const unsigned* lens, float* out, int n) {
+  float v = static_cast<float>(lens[1]);
+  for (const float* p = in + bl_first(); p < in + n; p += bl_stride()) v += *p * 0.5f;
+  out[bl_first()] = v;
+}
+
 /// Each thread reads elements its neighbours write, through one parameter: run thread after
 /// thread, a thread sees what the threads before it stored.
 __global__ void bl_reads_neighbours(float* buf, int n, int span) {

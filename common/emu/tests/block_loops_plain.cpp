@@ -68,3 +68,8 @@ void plain_in_place_after_barrier(float* buf, int blocks) {
 void plain_stride_sum(const float* in, float* out, int n, int blocks) {
   gpulab::launch(bl_stride_sum, blocks, 128, 0, in, out, n);
 }
+
+void plain_stride_variety(int which, const float* in, const unsigned* lens, float* out, int n, int blocks) {
+  auto* kernel = which == 0 ? bl_stride_two : which == 1 ? bl_stride_bound : bl_stride_pointer;
+  gpulab::launch(kernel, blocks, dim3(32, 4), 0, in, lens, out, n);
+}

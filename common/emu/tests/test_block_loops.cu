@@ -34,6 +34,7 @@ void plain_in_place_after_barrier(float* buf, int blocks);
 void plain_reads_neighbours(float* buf, int n, int span);
 void plain_pointer_table(float* const* outs, const float* in, int n, int m);
 void plain_stride_sum(const float* in, float* out, int n, int blocks);
+void plain_stride_variety(int which, const float* in, const unsigned* lens, float* out, int n, int blocks);
 
 namespace {
 
@@ -402,6 +403,25 @@ TEST(BlockLoops, RunGridStrideLoopsTogetherOnlyWhereEveryThreadOfTheBlockCountsA
     EXPECT_TRUE(same_bytes(got[0], got[1]));
     EXPECT_EQ(emu::check_coverage().jam_blocks, before.jam_blocks);
     EXPECT_GT(emu::check_coverage().jam_refused - before.jam_refused, 0);
+    // Loops the check runs as they are or handles (bl_stride_two, _bound, _pointer): the same bytes.
+    const std::vector<unsigned> lens = {40, 3000, 7000, 5};
+    gpulab::DeviceBuffer<unsigned> dlens(lens);
+    gpulab::DeviceBuffer<float> wide(blocks * threads);
+    for (int which = 0; which < 3; ++which)
+      for (const int n : {whole, whole + 77, 300}) {
+        SCOPED_TRACE("bl_stride variety " + std::to_string(which) + ", n = " + std::to_string(n));
+        auto* kernel = which == 0 ? bl_stride_two : which == 1 ? bl_stride_bound : bl_stride_pointer;
+        expect_the_same_with_block_loops(wide,
+                                         {{"variety",
+                                           [&] {
+                                             if (plain)
+                                               plain_stride_variety(which, in.data(), dlens.data(), wide.data(), n, blocks);
+                                             else
+                                               gpulab::launch(kernel, blocks, dim3(32, 4), 0, in.data(),
+                                                              static_cast<const unsigned*>(dlens.data()), wide.data(), n);
+                                           }}},
+                                         0);
+      }
   }
 }
 
