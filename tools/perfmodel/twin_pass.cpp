@@ -144,9 +144,10 @@ void add_registration(Module &M, const Twine &Name, FunctionCallee Callee, Array
 //
 // Which functions: every function of the module whose address is taken and that returns void
 // (the kernels a launch passes by pointer), calls nothing but LLVM intrinsics, a short list of
-// C math functions, gpulab::emu::dynamic_shared_base and plain __syncthreads() (so no warp
-// collective, no atomic, no function that might read the index variables), and reads the index
-// variables only by loads. A kernel with a barrier gets a region loop (below) instead.
+// C math functions, gpulab::emu::dynamic_shared_base, plain __syncthreads() and the warp
+// collectives (shuffles, ballot, any, all, __syncwarp; so no atomic, no function that might read
+// the index variables), and reads the index variables only by loads. A kernel with a barrier or a
+// warp collective gets a region loop (below) instead.
 
 constexpr const char *kBlockSuffix = ".gpulab_block";
 constexpr const char *kEarlySuffix = ".gpulab_early";
@@ -194,6 +195,77 @@ bool dynamic_shared_base(const CallBase &CB) {
   return Callee && Callee->getName() == kDynamicShared && CB.arg_size() == 0;
 }
 
+constexpr const char *kWarpCollective = "_ZN6gpulab3emu15warp_collectiveENS0_6WarpOpEymiPKci";
+constexpr const char *kShuffleSource = "_ZN6gpulab3emu14shuffle_sourceENS0_6WarpOpEiiPKci";
+// gpulab::emu::WarpOp's values (runtime.hpp).
+enum : uint64_t { kOpSync = 0, kOpShfl = 1, kOpShflXor = 4, kOpBallot = 5, kOpAll = 7 };
+
+/// gpulab::emu::shuffle_source(op, arg, width, file, line) with a constant kind of shuffle, whose
+/// every use is the source operand of a shuffle (warp_collective with op shfl).
+bool shuffle_source_call(const Value *V) {
+  const auto *CB = dyn_cast<CallInst>(V);
+  const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+  if (!Callee || Callee->getName() != kShuffleSource || CB->arg_size() != 5)
+    return false;
+  const auto *Op = dyn_cast<ConstantInt>(CB->getArgOperand(0));
+  if (!Op || Op->getZExtValue() < kOpShfl || Op->getZExtValue() > kOpShflXor)
+    return false;
+  for (const Use &U : CB->uses()) {
+    const auto *C = dyn_cast<CallInst>(U.getUser());
+    const Function *F = C ? C->getCalledFunction() : nullptr;
+    if (!F || F->getName() != kWarpCollective || C->arg_size() != 6 || U.getOperandNo() != 3)
+      return false;
+    const auto *COp = dyn_cast<ConstantInt>(C->getArgOperand(0));
+    if (!COp || COp->getZExtValue() != kOpShfl)
+      return false;
+  }
+  return true;
+}
+
+/// A warp collective the block loops can run (see "warp collectives in region loops"): a call of
+/// gpulab::emu::warp_collective(op, mask, value, src, file, line) whose kind, file and line are
+/// constants; a shuffle's source from shuffle_source, any other's -1. Op gets the kind to tell the
+/// runtime (a shuffle's own: shfl, shfl_up, shfl_down or shfl_xor), Arg and Width the shuffle's.
+bool warp_collective_call(const CallBase &CB, uint64_t *Op = nullptr, Value **Arg = nullptr, Value **Width = nullptr,
+                          StringRef *File = nullptr, uint64_t *Line = nullptr) {
+  const Function *Callee = CB.getCalledFunction();
+  if (!Callee || Callee->getName() != kWarpCollective || CB.arg_size() != 6)
+    return false;
+  const auto *K = dyn_cast<ConstantInt>(CB.getArgOperand(0));
+  const auto *L = dyn_cast<ConstantInt>(CB.getArgOperand(5));
+  StringRef S;
+  if (!K || !L || !getConstantStringInfo(CB.getArgOperand(4), S))
+    return false;
+  const uint64_t Kind = K->getZExtValue();
+  Value *Src = CB.getArgOperand(3);
+  if (Kind == kOpShfl) {
+    if (!shuffle_source_call(Src))
+      return false;
+    const auto *SS = cast<CallInst>(Src);
+    if (Op)
+      *Op = cast<ConstantInt>(SS->getArgOperand(0))->getZExtValue();
+    if (Arg)
+      *Arg = SS->getArgOperand(1);
+    if (Width)
+      *Width = SS->getArgOperand(2);
+  } else {
+    const auto *C = dyn_cast<ConstantInt>(Src);
+    if (!(Kind == kOpSync || (Kind >= kOpBallot && Kind <= kOpAll)) || !C || !C->isMinusOne())
+      return false;
+    if (Op)
+      *Op = Kind;
+    if (Arg)
+      *Arg = ConstantInt::get(Type::getInt32Ty(CB.getContext()), 0);
+    if (Width)
+      *Width = ConstantInt::get(Type::getInt32Ty(CB.getContext()), 0);
+  }
+  if (File)
+    *File = S;
+  if (Line)
+    *Line = L->getZExtValue();
+  return true;
+}
+
 /// In a copy that runs a whole block, dynamic_shared_base() is a constant the loop passes may
 /// hoist out of the loops over the threads.
 void dynamic_shared_is_constant(Function &B) {
@@ -224,7 +296,8 @@ bool block_loop_candidate(const Function &F) {
     const Function *Callee = CB->getCalledFunction();
     if (!Callee)
       return false;
-    if (Callee->isIntrinsic() || plain_barrier(*CB) || dynamic_shared_base(*CB))
+    if (Callee->isIntrinsic() || plain_barrier(*CB) || dynamic_shared_base(*CB) || warp_collective_call(*CB) ||
+        shuffle_source_call(CB))
       continue;
     if (!Callee->isDeclaration() || !math_function(Callee->getName()))
       return false;
@@ -1206,13 +1279,29 @@ bool uniform_inner_trips(Function &J, FunctionAnalysisManager &FAM) {
 // parameters is computed again instead. The thread function is inlined into each phase's loop
 // with its region a constant, so each loop is one region of the kernel.
 
-bool has_barrier(const Function &F) {
+/// Does F stop at a barrier or a warp collective (so that its block loop is a region loop)?
+bool has_stop(const Function &F) {
   for (const Instruction &I : instructions(F))
     if (const auto *CB = dyn_cast<CallBase>(&I))
-      if (plain_barrier(*CB))
+      if (plain_barrier(*CB) || warp_collective_call(*CB))
         return true;
   return false;
 }
+
+// ---- warp collectives in region loops ----
+// A warp collective (gpulab::emu::warp_collective: __shfl*_sync, __ballot_sync, __any_sync,
+// __all_sync, __syncwarp) is a stop like a barrier: the thread leaves its mask and value (and a
+// shuffle's argument and width, the operands of the shuffle_source call that named its source) in
+// slots of the context and returns; once every thread of the block has stopped there, the block
+// function asks the runtime (gpulab_emu_block_collective) for each thread's answer, which the next
+// region reads from another slot. The runtime groups lanes as the fibers do (the lanes of a warp
+// that name one mask meet) and faults as they would, with their messages. This needs every
+// thread of the block to stop at the same collective: only where the uniformity analysis finds
+// each collective's block run alike by every thread of a phase (not under a branch on threadIdx,
+// nor after an early return), else the kernel gets no block loop. warpSize, which nothing in the
+// module writes, counts as alike (a shuffle loop's offsets are computed from it). The fibers'
+// order is kept: the lane that completes a collective waits its turn (scheduler.cpp), so a phase
+// after a collective starts at the thread the phase before it started at.
 
 /// May V be computed again anywhere in its thread, with the same result? Constants, parameters,
 /// values of the thread function's entry (which dominates everything), reads of the index
@@ -1463,6 +1552,10 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
   for (int k = 0; k < 4; ++k)
     if (!only_read(Local[k], Own))
       return give_up();
+  // warpSize, where nothing writes it, is the same for every thread (a lane's index and the
+  // offsets of a shuffle loop are computed from it).
+  if (GlobalVariable *WS = M.getNamedGlobal("warpSize"); WS && WS->getValueType()->isIntegerTy(32) && only_read(WS, Own))
+    Index.insert(WS);
   if (Wide && (*Wide = index_sums_without_wrap(*T)).empty())
     return give_up();
   for (ReturnInst *R : Returns) {
@@ -1470,36 +1563,35 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
     R->eraseFromParent();
   }
 
-  // Cut at the barriers: each ends its region with `return k`; region k starts after it.
-  SmallVector<CallBase *, 8> Barriers;
+  // Cut at the barriers and warp collectives: each ends its region with `return k`; region k
+  // starts after it.
+  struct Cut {
+    CallBase *CB;
+    bool Collective;
+    uint64_t Op;  // a collective's kind, as the runtime is told it
+    Value *Arg, *Width;
+  };
+  SmallVector<Cut, 8> Cuts;
   for (Instruction &I : instructions(*T))
-    if (auto *CB = dyn_cast<CallBase>(&I))
-      if (plain_barrier(*CB))
-        Barriers.push_back(CB);
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+      Cut C{CB, false, 0, nullptr, nullptr};
+      if (plain_barrier(*CB) || (C.Collective = warp_collective_call(*CB, &C.Op, &C.Arg, &C.Width)))
+        Cuts.push_back(C);
+    }
   SmallVector<std::pair<std::string, uint64_t>, 8> Places;
   SmallVector<Constant *, 8> Files;
-  for (CallBase *CB : Barriers) {
+  for (const Cut &C : Cuts) {
     StringRef File;
     uint64_t Line = 0;
-    plain_barrier(*CB, &File, &Line);
+    if (C.Collective)
+      warp_collective_call(*C.CB, nullptr, nullptr, nullptr, &File, &Line);
+    else
+      plain_barrier(*C.CB, &File, &Line);
     Places.emplace_back(File.str(), Line);
-    Files.push_back(cast<Constant>(CB->getArgOperand(2)));
+    Files.push_back(cast<Constant>(C.CB->getArgOperand(C.Collective ? 4 : 2)));
   }
-  SwitchInst *Dispatch = IB.CreateSwitch(extra(0), Body, Barriers.size());
-  SmallVector<BasicBlock *, 8> Stops;  // the block that ends at barrier k + 1
-  for (size_t k = 0; k < Barriers.size(); ++k) {
-    CallBase *CB = Barriers[k];
-    BasicBlock *BB = CB->getParent();
-    BasicBlock *Cont = SplitBlock(BB, CB->getNextNode());
-    BB->getTerminator()->eraseFromParent();
-    CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), 0));  // a plain barrier's value
-    CB->eraseFromParent();
-    ReturnInst::Create(Ctx, ConstantInt::get(I32, k + 1), BB);
-    Stops.push_back(BB);
-    Dispatch->addCase(ConstantInt::get(cast<IntegerType>(I32), k + 1), Cont);
-  }
-
-  // The kernel's local arrays, each thread's own across barriers: slots of the context.
+  SwitchInst *Dispatch = IB.CreateSwitch(extra(0), Body, Cuts.size());
+  // Per-thread slots of the context (see Slots), from here on.
   Slots S;
   S.At = Dispatch;
   S.Ctx = extra(15);
@@ -1508,6 +1600,41 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
     S.Lin = AtEnd.CreateZExt(extra(13), I64);
     S.N = AtEnd.CreateZExt(extra(14), I64);
   }
+  // A thread stopped at a warp collective leaves its mask, value and a shuffle's argument and
+  // width in slots; the runtime puts what the collective returns to it in another.
+  enum { kMask, kValue, kArg, kWidth, kResult, kWarpSlots };
+  Value *Warp[kWarpSlots] = {};
+  uint64_t WarpAt[kWarpSlots] = {};
+  if (any_of(Cuts, [](const Cut &C) { return C.Collective; }))
+    for (int i = 0; i < kWarpSlots; ++i)
+      Warp[i] = S.add(i == kArg || i == kWidth ? I32 : I64, DL, "gpulab.warp", &WarpAt[i]);
+  SmallVector<BasicBlock *, 8> Stops;  // the block that ends at stop k + 1
+  for (size_t k = 0; k < Cuts.size(); ++k) {
+    CallBase *CB = Cuts[k].CB;
+    BasicBlock *BB = CB->getParent();
+    BasicBlock *Cont = SplitBlock(BB, CB->getNextNode());
+    BB->getTerminator()->eraseFromParent();
+    if (Cuts[k].Collective) {
+      IRBuilder<> Leave(BB);
+      Leave.CreateStore(CB->getArgOperand(1), Warp[kMask]);
+      Leave.CreateStore(CB->getArgOperand(2), Warp[kValue]);
+      Leave.CreateStore(Cuts[k].Arg, Warp[kArg]);
+      Leave.CreateStore(Cuts[k].Width, Warp[kWidth]);
+      CB->replaceAllUsesWith(new LoadInst(I64, Warp[kResult], "gpulab.warp.got", &*Cont->getFirstInsertionPt()));
+      Value *Source = CB->getArgOperand(3);
+      CB->eraseFromParent();
+      if (auto *SS = dyn_cast<CallInst>(Source); SS && SS->use_empty())
+        SS->eraseFromParent();
+    } else {
+      CB->replaceAllUsesWith(ConstantInt::get(CB->getType(), 0));  // a plain barrier's value
+      CB->eraseFromParent();
+    }
+    ReturnInst::Create(Ctx, ConstantInt::get(I32, k + 1), BB);
+    Stops.push_back(BB);
+    Dispatch->addCase(ConstantInt::get(cast<IntegerType>(I32), k + 1), Cont);
+  }
+
+  // The kernel's local arrays, each thread's own across barriers: slots of the context.
   SmallVector<AllocaInst *, 8> Allocas;
   for (Instruction &I : instructions(*T))
     if (auto *AI = dyn_cast<AllocaInst>(&I))
@@ -1558,10 +1685,15 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
   // Barriers at one place (a loop unrolled around one, or a helper inlined twice): the emulator
   // takes them for one. Each thread's next phase starts where it stopped, so the threads must
   // stop at the same one: no block function where some threads may reach one and the rest another.
-  for (size_t k = 0; k < Barriers.size(); ++k)
-    for (size_t j = k + 1; j < Barriers.size(); ++j)
+  for (size_t k = 0; k < Cuts.size(); ++k)
+    for (size_t j = k + 1; j < Cuts.size(); ++j)
       if (Places[k] == Places[j] && (Alike.uneven(Stops[k]) || Alike.uneven(Stops[j])))
         return give_up();
+  // A warp collective only where every thread of the block reaches it alike (see "warp
+  // collectives in region loops"): then they all stop there together.
+  for (size_t k = 0; k < Cuts.size(); ++k)
+    if (Cuts[k].Collective && Alike.uneven(Stops[k]))
+      return give_up();
   struct Snapshot {
     Type *Ty;
     uint64_t Slot, At;  // thread 0's slot (n * Slot), and the offset in the snapshot
@@ -1651,10 +1783,12 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
       "gpulab_emu_block_phase_end", FunctionType::get(I32, {I32->getPointerTo(), I32, I32, I8Ptr}, false));
 
   // The order of the threads in each phase, as the fibers run them: the thread that completes a
-  // barrier (the last to arrive) goes on at once, to its next barrier, and the scheduler's next
-  // pass starts from thread 0. So phase p (p barriers passed) starts at thread (n - p) mod n and
-  // wraps around: the threads [r, n), then [0, r). (Race-free kernels compute the same in any
-  // order; this keeps a racy one's result the same with and without block loops.)
+  // barrier (the last to arrive) goes on at once, to its next stop, and the scheduler's next
+  // pass starts from thread 0. So after p barriers the phase starts at thread (n - p) mod n and
+  // wraps around: the threads [r, n), then [0, r). The lane that completes a warp collective waits
+  // its turn (scheduler.cpp, warp_collective), so the phase after one starts where the phase
+  // before it did. (Race-free kernels compute the same in any order; this keeps a racy one's
+  // result, and the order of its atomics, the same with and without block loops.)
   auto *SnapshotArea = EB.CreateAlloca(ArrayType::get(EB.getInt8Ty(), std::max<uint64_t>(SnapshotBytes, 16)), nullptr,
                                        "gpulab.snapshot");
   SnapshotArea->setAlignment(Align(16));
@@ -1665,11 +1799,35 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
   // the same place (the runtime is asked only when they are not).
   AllocaInst *Any = EB.CreateAlloca(I32, nullptr, "gpulab.stops.or");
   AllocaInst *All = EB.CreateAlloca(I32, nullptr, "gpulab.stops.and");
+  AllocaInst *FirstOfPhase = EB.CreateAlloca(I32, nullptr, "gpulab.first.slot");
   SmallVector<BasicBlock *, 8> Starts;
-  for (size_t k = 0; k <= Barriers.size(); ++k)
+  for (size_t k = 0; k <= Cuts.size(); ++k)
     Starts.push_back(BasicBlock::Create(Ctx, "gpulab.phase" + Twine(k), B, Exit));
   EB.CreateBr(Starts[0]);
-  for (size_t k = 0; k <= Barriers.size(); ++k) {
+  // Into phase j from stop j: past a barrier, one more barrier passed; past a warp collective, the
+  // runtime's answer to each thread first (gpulab_emu_block_collective; the block ends on a fault).
+  FunctionCallee Collective = M.getOrInsertFunction(
+      "gpulab_emu_block_collective",
+      FunctionType::get(I32, {I32, I8Ptr, I8Ptr, I8Ptr, I8Ptr, I8Ptr, I32, I32, I8Ptr, I32}, false));
+  SmallVector<BasicBlock *, 8> Into{nullptr};
+  for (size_t j = 1; j <= Cuts.size(); ++j) {
+    BasicBlock *In = BasicBlock::Create(Ctx, "gpulab.into" + Twine(j), B, Starts[j]);
+    IRBuilder<> I(In);
+    if (!Cuts[j - 1].Collective) {
+      I.CreateStore(I.CreateAdd(I.CreateLoad(I32, Passed), I.getInt32(1)), Passed);
+      I.CreateBr(Starts[j]);
+    } else {
+      SmallVector<Value *, 10> Args{I.getInt32(Cuts[j - 1].Op)};
+      for (int i = 0; i < kWarpSlots; ++i)
+        Args.push_back(I.CreateInBoundsGEP(I.getInt8Ty(), Context, I.CreateMul(N64, I.getInt64(WarpAt[i]))));
+      Args.append({N, I.CreateLoad(I32, FirstOfPhase), ConstantExpr::getPointerCast(Files[j - 1], I8Ptr),
+                   I.getInt32(Places[j - 1].second)});
+      Value *Ok = I.CreateCall(Collective, Args);
+      I.CreateCondBr(I.CreateICmpNE(Ok, I.getInt32(0)), Starts[j], Exit);
+    }
+    Into.push_back(In);
+  }
+  for (size_t k = 0; k <= Cuts.size(); ++k) {
     const std::string Name = ("gpulab.phase" + Twine(k)).str();
     IRBuilder<> P(Starts[k]);
     Value *Count = P.CreateLoad(I32, Passed);
@@ -1682,6 +1840,7 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
     P.CreateStore(P.getInt32(0), Any);
     P.CreateStore(P.getInt32(-1), All);
     Value *First = k == 0 ? P.getInt32(0) : P.CreateURem(P.CreateSub(N, P.CreateURem(Count, N)), N, "gpulab.first");
+    P.CreateStore(First, FirstOfPhase);
     BasicBlock *After = BasicBlock::Create(Ctx, Name + ".end", B, Exit);
     auto run_threads = [&](BasicBlock *Pre, Value *Lo, Value *Hi, BasicBlock *Out) {
       // (phase 0 runs the whole block from thread 0: rows of one count, which a jam copy needs)
@@ -1708,7 +1867,6 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
       run_threads(Wrap, P.getInt32(0), First, After);
     }
     IRBuilder<> A(After);
-    A.CreateStore(A.CreateAdd(A.CreateLoad(I32, Passed), A.getInt32(1)), Passed);
     Value *Or = A.CreateLoad(I32, Any), *And = A.CreateLoad(I32, All);
     BasicBlock *Disagree = BasicBlock::Create(Ctx, Name + ".disagree", B, Exit);
     BasicBlock *Go = BasicBlock::Create(Ctx, Name + ".go", B, Exit);
@@ -1720,9 +1878,9 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
     PHINode *Next = G.CreatePHI(I32, 2, "gpulab.next");
     Next->addIncoming(Or, After);
     Next->addIncoming(Said, Disagree);
-    SwitchInst *To = G.CreateSwitch(Next, Exit, Barriers.size());
-    for (size_t j = 1; j <= Barriers.size(); ++j)
-      To->addCase(ConstantInt::get(cast<IntegerType>(I32), j), Starts[j]);
+    SwitchInst *To = G.CreateSwitch(Next, Exit, Cuts.size());
+    for (size_t j = 1; j <= Cuts.size(); ++j)
+      To->addCase(ConstantInt::get(cast<IntegerType>(I32), j), Into[j]);
   }
   ReturnInst::Create(Ctx, Exit);
 
@@ -1979,13 +2137,13 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
     FunctionAnalysisManager &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
     SmallVector<std::pair<Function *, Function *>, 16> Pairs;
     for (Function *F : Candidates)
-      if (Function *B = has_barrier(*F) ? make_region_loop(*F) : make_block_loop(*F)) {
+      if (Function *B = has_stop(*F) ? make_region_loop(*F) : make_block_loop(*F)) {
         if (verifyFunction(*B)) {  // never expected; the kernel then simply has no block loop
           B->eraseFromParent();
           continue;
         }
         Function *Early = M.getFunction((F->getName() + kEarlySuffix).str());
-        Function *J = Early && !has_barrier(*F) ? make_block_loop(*Early) : nullptr;
+        Function *J = Early && !has_stop(*F) ? make_block_loop(*Early) : nullptr;
         if (J && !make_thread_jam(*B, *J, FAM, nullptr)) {
           J->eraseFromParent();
           J = nullptr;
@@ -2009,14 +2167,14 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
         // Where its threads run inner loops, that copy is made from the early copy and jammed
         // (as J above), its objects declared apart where the runtime finds them apart.
         SmallVector<IndexSum, 4> Sums;
-        Function *W = Early && has_barrier(*F) ? make_region_loop(*Early, &Sums) : nullptr;
+        Function *W = Early && has_stop(*F) ? make_region_loop(*Early, &Sums) : nullptr;
         const bool Jammed = W && make_thread_jam(*B, *W, FAM, &Sums);
         if (W && !Jammed) {
           FAM.clear(*W, W->getName());
           W->eraseFromParent();
           W = nullptr;
         }
-        if (!W && has_barrier(*F)) {
+        if (!W && has_stop(*F)) {
           Sums.clear();
           if ((W = make_region_loop(*F, &Sums))) {
             W->setName(B->getName() + ".wide");

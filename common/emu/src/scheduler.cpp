@@ -128,6 +128,57 @@ const char* op_name(WarpOp op) {
   }
 }
 
+/// What the fibers (warp_collective, try_complete) and block loops (gpulab_emu_block_collective)
+/// say of a warp collective gone wrong.
+std::string mask_without_own_lane(const char* file, int line, const std::string& who, int lane, WarpOp op,
+                                  lanemask_t mask) {
+  return where(file, line) + ": " + who + " (lane " + std::to_string(lane) + ") calls " + op_name(op) +
+         " with mask " + hex_mask(mask) + ", which does not include its own lane." +
+         (mask == 0xffffffffull && warpSize == 64
+              ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
+                " lanes per warp; use gpulab::full_mask()."
+              : "\n  hint: the calling lane must be named in the mask.");
+}
+std::string mask_disagrees(const char* file, int line, const std::string& who, int lane, WarpOp op, lanemask_t mask,
+                           lanemask_t arrived, const char* at_file, int at_line, lanemask_t at_mask) {
+  return where(file, line) + ": lane " + std::to_string(lane) + " of " + who + " calls " + op_name(op) +
+         " with mask " + hex_mask(mask) + ", but lanes " + lane_list(arrived) + " of its warp wait at " +
+         where(at_file, at_line) + " with mask " + hex_mask(at_mask) +
+         " that includes it.\n  hint: all lanes named in a mask must call the collective with the same mask.";
+}
+std::string inactive_source(const char* file, int line, const std::string& who, int lane, int src, bool gone,
+                            lanemask_t mask) {
+  const bool narrow_mask = mask == 0xffffffffull && warpSize == 64;
+  return where(file, line) + ": " + who + " (lane " + std::to_string(lane) + ") reads lane " + std::to_string(src) +
+         " in a shuffle, but lane " + std::to_string(src) +
+         (gone ? " has returned or does not exist (a partial last warp)" : " is not in the mask " + hex_mask(mask)) +
+         ", so the value is undefined on a GPU." +
+         (narrow_mask ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
+                        " lanes per warp; use gpulab::full_mask() and offsets derived"
+                        " from warpSize."
+                      : "\n  hint: keep every lane alive until the warp's shuffles are"
+                        " done (guard loads with `if (i < n)` instead of returning"
+                        " early), and use a block size that is a multiple of warpSize.");
+}
+bool valid_shuffle_width(int width) { return width > 0 && width <= warpSize && (width & (width - 1)) == 0; }
+std::string bad_shuffle_width(const char* file, int line, int width) {
+  return where(file, line) + ": shuffle width " + std::to_string(width) +
+         " must be a power of two no larger than warpSize (" + std::to_string(warpSize) + ").";
+}
+/// The lane whose value `lane` reads in a shuffle of kind op (a valid width); -1: its own.
+inline int source_lane(WarpOp op, int arg, int width, int lane) {
+  const int base = lane & ~(width - 1);
+  int src = lane;
+  switch (op) {
+    case WarpOp::shfl: src = base + (arg & (width - 1)); break;
+    case WarpOp::shfl_up: src = lane - arg; if (src < base) return -1; break;
+    case WarpOp::shfl_down: src = lane + arg; if (src >= base + width) return -1; break;
+    case WarpOp::shfl_xor: src = lane ^ arg; if (src >= base + width) return -1; break;
+    default: break;
+  }
+  return src;
+}
+
 /// Back to the scheduler; returns when this fiber is resumed.
 /// Where a resumed fiber came from: the context that jumped to it is that fiber's (a direct
 /// switch passes the Thread it leaves) or the scheduler's (it passes nothing).
@@ -184,20 +235,7 @@ bool try_complete(Worker& w, Warp& warp, int warp_index, std::size_t ri) {
         out = r.value[src];
       } else {
         const bool gone = !((warp.live >> src) & 1ull) && ((r.mask >> src) & 1ull);
-        const bool narrow_mask = r.mask == 0xffffffffull && warpSize == 64;
-        fault("shuffle-inactive-lane",
-              where(r.file, r.line) + ": " + describe_thread(w, t) + " (lane " +
-                  std::to_string(lane) + ") reads lane " + std::to_string(src) +
-                  " in a shuffle, but lane " + std::to_string(src) +
-                  (gone ? " has returned or does not exist (a partial last warp)"
-                        : " is not in the mask " + hex_mask(r.mask)) +
-                  ", so the value is undefined on a GPU." +
-                  (narrow_mask ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
-                                 " lanes per warp; use gpulab::full_mask() and offsets derived"
-                                 " from warpSize."
-                               : "\n  hint: keep every lane alive until the warp's shuffles are"
-                                 " done (guard loads with `if (i < n)` instead of returning"
-                                 " early), and use a block size that is a multiple of warpSize."));
+        fault("shuffle-inactive-lane", inactive_source(r.file, r.line, describe_thread(w, t), lane, src, gone, r.mask));
       }
     } else if (r.op == WarpOp::ballot || r.op == WarpOp::any || r.op == WarpOp::all) {
       lanemask_t yes = 0;
@@ -623,21 +661,8 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
 
 int shuffle_source(WarpOp op, int arg, int width, const char* file, int line) {
   Worker& w = *this_worker;
-  if (width <= 0 || width > warpSize || (width & (width - 1)) != 0)
-    fault("bad-shuffle-width", where(file, line) + ": shuffle width " + std::to_string(width) +
-                                   " must be a power of two no larger than warpSize (" +
-                                   std::to_string(warpSize) + ").");
-  const int lane = w.current->lane;
-  const int base = lane & ~(width - 1);
-  int src = lane;
-  switch (op) {
-    case WarpOp::shfl: src = base + (arg & (width - 1)); break;
-    case WarpOp::shfl_up: src = lane - arg; if (src < base) return -1; break;
-    case WarpOp::shfl_down: src = lane + arg; if (src >= base + width) return -1; break;
-    case WarpOp::shfl_xor: src = lane ^ arg; if (src >= base + width) return -1; break;
-    default: break;
-  }
-  return src;
+  if (!valid_shuffle_width(width)) fault("bad-shuffle-width", bad_shuffle_width(file, line, width));
+  return source_lane(op, arg, width, w.current->lane);
 }
 
 std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, int src,
@@ -647,26 +672,15 @@ std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, i
   Warp& warp = w.warps[static_cast<std::size_t>(self.warp)];
   const lanemask_t bit = 1ull << self.lane;
   const lanemask_t lanes = warpSize >= 64 ? ~0ull : ((1ull << warpSize) - 1ull);
-  if (!(mask & bit))
-    fault("warp-mask", where(file, line) + ": " + describe_thread(w, self) + " (lane " +
-                           std::to_string(self.lane) + ") calls " + op_name(op) + " with mask " +
-                           hex_mask(mask) + ", which does not include its own lane." +
-                           (mask == 0xffffffffull && warpSize == 64
-                                ? "\n  hint: 0xffffffff names only 32 lanes, but this run has 64"
-                                  " lanes per warp; use gpulab::full_mask()."
-                                : "\n  hint: the calling lane must be named in the mask."));
+  if (!(mask & bit)) fault("warp-mask", mask_without_own_lane(file, line, describe_thread(w, self), self.lane, op, mask));
   mask &= lanes;
   std::size_t ri = warp.open.size();
   for (std::size_t i = 0; i < warp.open.size(); ++i) {
     Rendezvous& r = warp.open[i];
     if (!(r.mask & bit) || (r.arrived & bit)) continue;
     if (r.mask != mask)
-      fault("warp-mask", where(file, line) + ": lane " + std::to_string(self.lane) + " of " +
-                             describe_thread(w, self) + " calls " + op_name(op) + " with mask " +
-                             hex_mask(mask) + ", but lanes " + lane_list(r.arrived) +
-                             " of its warp wait at " + where(r.file, r.line) + " with mask " +
-                             hex_mask(r.mask) + " that includes it.\n  hint: all lanes named in"
-                             " a mask must call the collective with the same mask.");
+      fault("warp-mask", mask_disagrees(file, line, describe_thread(w, self), self.lane, op, mask, r.arrived, r.file,
+                                        r.line, r.mask));
     ri = i;
     break;
   }
@@ -693,7 +707,13 @@ std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, i
   r.arrived |= bit;
   r.value[self.lane] = value;
   r.src[self.lane] = src;
-  if (try_complete(w, warp, self.warp, ri)) return self.result;
+  if (try_complete(w, warp, self.warp, ri)) {
+    // The lane that completes a collective waits its turn too, instead of going on at once: the
+    // warp's lanes then go on in thread order in the scheduler's next pass, as the block's other
+    // threads do, which is the order in which a block loop runs them (gpulab_emu_block_collective).
+    yield_to_scheduler(w);
+    return self.result;
+  }
   self.state = State::at_warp;
   self.wait_file = file;
   self.wait_line = line;
@@ -882,6 +902,137 @@ extern "C" int gpulab_emu_block_phase_end(const int* states, int n, int first_th
   }
   record_fault(*w.launch, w.block_id, kind, message);
   return 0;  // the block ends here
+}
+
+namespace {
+/// A shuffle of kind K in a block loop where each warp's lanes name one mask that holds them all:
+/// false where a lane reads one beyond a partial last warp (nothing said yet).
+template <gpulab::emu::WarpOp K>
+bool plain_shuffle(const std::uint64_t* values, const int* args, const int* widths, std::uint64_t* results, int n, int ws) {
+  for (int base = 0; base < n; base += ws) {
+    const int live = std::min(ws, n - base);
+    for (int l = 0; l < live; ++l) {
+      const int src = gpulab::emu::detail::source_lane(K, args[base + l], widths[base + l], l);
+      if (src >= live) return false;
+      results[base + l] = values[base + (src < 0 ? l : src)];
+    }
+  }
+  return true;
+}
+}  // namespace
+
+// A warp collective in a block loop (twin_pass.cpp, "warp collectives in region loops"): every
+// thread of the block has stopped at the same one (op: its WarpOp, a shuffle's own kind), leaving
+// in its slot its mask and value and, for a shuffle, the argument and width. results[t] gets what
+// warp_collective would return to thread t; as there, the lanes of a warp that name the same mask
+// meet, and what would fault on the fibers faults here with the same message (the first such lane
+// in the phase's order: from first_thread, around). Returns 0 where the block ends on a fault.
+extern "C" int gpulab_emu_block_collective(int op_code, const std::uint64_t* masks, const std::uint64_t* values,
+                                           const int* args, const int* widths, std::uint64_t* results, int n,
+                                           int first_thread, const char* file, int line) {
+  using namespace gpulab::emu;
+  using namespace gpulab::emu::detail;
+  Worker& w = *this_worker;
+  const WarpOp kind = static_cast<WarpOp>(op_code);
+  const bool shuffle = kind == WarpOp::shfl || kind == WarpOp::shfl_up || kind == WarpOp::shfl_down ||
+                       kind == WarpOp::shfl_xor;
+  const WarpOp op = shuffle ? WarpOp::shfl : kind;  // what warp_collective is called with
+  const int ws = warpSize;
+  const lanemask_t lanes = ws >= 64 ? ~0ull : ((1ull << ws) - 1ull);
+  auto live_of = [&](int base) { return n - base >= ws ? lanes : (1ull << (n - base)) - 1ull; };
+  // The usual case: each warp's lanes name one mask that holds them all, and any width is valid.
+  bool plain = true;
+  for (int base = 0; base < n && plain; base += ws) {
+    const lanemask_t live = live_of(base), mask = masks[base] & lanes;
+    plain = (mask & live) == live;
+    bool alike = true;
+    for (int l = 1; l < ws && base + l < n; ++l) alike &= masks[base + l] == masks[base];
+    if (shuffle)
+      for (int l = 0; l < ws && base + l < n; ++l) {
+        const int width = widths[base + l];
+        alike &= width > 0 && width <= ws && (width & (width - 1)) == 0;  // (valid_shuffle_width)
+      }
+    plain = plain && alike;
+  }
+  if (plain && shuffle) {  // (a source outside a partial last warp faults: said below)
+    bool done = false;
+    switch (kind) {
+      case WarpOp::shfl: done = plain_shuffle<WarpOp::shfl>(values, args, widths, results, n, ws); break;
+      case WarpOp::shfl_up: done = plain_shuffle<WarpOp::shfl_up>(values, args, widths, results, n, ws); break;
+      case WarpOp::shfl_down: done = plain_shuffle<WarpOp::shfl_down>(values, args, widths, results, n, ws); break;
+      default: done = plain_shuffle<WarpOp::shfl_xor>(values, args, widths, results, n, ws); break;
+    }
+    if (done) {
+      for (int base = 0; base < n; base += ws) watch_count_shuffle();  // (one per warp, as the fibers count)
+      return 1;
+    }
+  }
+  auto who = [&](int t) { return describe_thread(w, w.threads[static_cast<std::size_t>(t)]); };
+  auto order = [&](int t) { return (t - first_thread + n) % n; };  // a thread's place in the phase
+  if (!plain) {
+    // What faults on the fibers faults here, at the thread that would meet it first.
+    for (int i = 0; i < n; ++i) {
+      const int t = (first_thread + i) % n, lane = t % ws, base = t - lane;
+      const lanemask_t mask = masks[t] & lanes;
+      std::string kind_name, message;
+      if (!((masks[t] >> lane) & 1ull)) {
+        kind_name = "warp-mask";
+        message = mask_without_own_lane(file, line, who(t), lane, op, masks[t]);
+      } else if (shuffle && !valid_shuffle_width(widths[t])) {
+        kind_name = "bad-shuffle-width";
+        message = bad_shuffle_width(file, line, widths[t]);
+      } else {
+        // A lane before this one named it in a different mask: the two meet at one rendezvous.
+        for (int l = 0; l < ws && base + l < n && kind_name.empty(); ++l) {
+          const int u = base + l;
+          const lanemask_t theirs = masks[u] & lanes;
+          if (order(u) >= i || theirs == mask || !((theirs >> lane) & 1ull)) continue;
+          lanemask_t arrived = 0;
+          for (int j = 0; j < ws && base + j < n; ++j)
+            if ((masks[base + j] & lanes) == theirs && order(base + j) < i) arrived |= 1ull << j;
+          kind_name = "warp-mask";
+          message = mask_disagrees(file, line, who(t), lane, op, mask, arrived, file, line, theirs);
+        }
+      }
+      if (!kind_name.empty()) {
+        record_fault(*w.launch, w.block_id, kind_name, message);
+        return 0;
+      }
+    }
+  }
+  // The lanes of a warp that name the same mask meet (on the fibers, one rendezvous each).
+  for (int i = 0; i < n; ++i) {
+    const int t = (first_thread + i) % n, lane = t % ws, base = t - lane;
+    const lanemask_t live = live_of(base), mask = masks[t] & lanes;
+    lanemask_t met = live;  // the live lanes named in the mask that name it too
+    if (!plain) {
+      met = 0;
+      for (int l = 0; l < ws && base + l < n; ++l)
+        if (((mask >> l) & 1ull) && (masks[base + l] & lanes) == mask) met |= 1ull << l;
+    }
+    std::uint64_t out = 0;
+    if (shuffle) {
+      const int src = source_lane(kind, args[t], widths[t], lane);
+      if (src < 0) {
+        out = values[t];
+      } else if ((met >> src) & 1ull) {
+        out = values[base + src];
+      } else {
+        const bool gone = !((live >> src) & 1ull) && ((mask >> src) & 1ull);
+        record_fault(*w.launch, w.block_id, "shuffle-inactive-lane",
+                     inactive_source(file, line, who(t), lane, src, gone, mask));
+        return 0;
+      }
+      if (lane == __builtin_ctzll(met)) watch_count_shuffle();  // (one per rendezvous, as the fibers count)
+    } else if (kind == WarpOp::ballot || kind == WarpOp::any || kind == WarpOp::all) {
+      lanemask_t yes = 0;
+      for (int l = 0; l < ws && base + l < n; ++l)
+        if (((met >> l) & 1ull) && values[base + l]) yes |= 1ull << l;
+      out = kind == WarpOp::ballot ? yes : kind == WarpOp::any ? (yes != 0) : (yes == met);
+    }
+    results[t] = out;
+  }
+  return 1;
 }
 
 extern "C" void* gpulab_emu_plain_twin(void* function) {

@@ -412,6 +412,97 @@ __global__ void bl_divergent_barriers(float* out, int split) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = v[1];
 }
 
+// ---- warp collectives: phases too, where every thread of the block reaches them alike ----
+
+/// A warp sum by down-shuffles (offsets from warpSize), the warps' sums added through shared
+/// memory, last warp first.
+__global__ void bl_warp_sum(const float* in, float* out, int n) {
+  __shared__ float by_warp[32];
+  float s = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += in[i];
+  for (int o = warpSize / 2; o > 0; o /= 2) s += __shfl_down_sync(gpulab::full_mask(), s, static_cast<unsigned>(o));
+  if (gpulab::lane_id() == 0) by_warp[gpulab::warp_id()] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float t = 0;
+    for (int w = static_cast<int>(blockDim.x) / warpSize - 1; w >= 0; --w) t += by_warp[w];
+    out[blockIdx.x] = t;
+  }
+}
+
+/// Each warp's inclusive scan by up-shuffles (a partial last warp reads only lanes below its own).
+__global__ void bl_warp_scan(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, lane = gpulab::lane_id();
+  float v = i < n ? in[i] : 0.0f;
+  for (int d = 1; d < warpSize; d *= 2) {
+    const float t = __shfl_up_sync(gpulab::full_mask(), v, static_cast<unsigned>(d));
+    if (lane >= d) v += t;
+  }
+  if (i < n) out[i] = v;
+}
+
+/// Every kind of collective, a shuffle's source chosen per lane, in segments of `width` lanes.
+__global__ void bl_warp_mix(const float* in, float* out, int n, int width) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x, lane = gpulab::lane_id();
+  const float v = i < n ? in[i] : 1.0f;
+  const float a = __shfl_sync(gpulab::full_mask(), v, (lane * 7 + 3) % warpSize, width);
+  const float b = __shfl_down_sync(gpulab::full_mask(), v, 3u, width);
+  const float c = __shfl_xor_sync(gpulab::full_mask(), v, 5, width);
+  const double d = __shfl_up_sync(gpulab::full_mask(), static_cast<double>(v) * 3.0, 2u, width);
+  const unsigned long long yes = __ballot_sync(gpulab::full_mask(), v > 0.0f);
+  const int any = __any_sync(gpulab::full_mask(), v > 250.0f), all = __all_sync(gpulab::full_mask(), v > -250.0f);
+  if (i < n)
+    out[i] = a + 2 * b + 4 * c + static_cast<float>(d) + static_cast<float>(__builtin_popcountll(yes)) + 1000.0f * any +
+             2000.0f * all;
+}
+
+/// Lanes that talk through shared memory, ordered by __syncwarp.
+__global__ void bl_warp_exchange(float* out) {
+  __shared__ float s[256];
+  s[threadIdx.x] = static_cast<float>(threadIdx.x * 3);
+  __syncwarp();
+  const float mine = s[threadIdx.x ^ 1u];
+  __syncwarp();
+  s[threadIdx.x] = mine + 1.0f;
+  __syncwarp();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x ^ 2u];
+}
+
+/// A race: every thread updates one shared value between shuffles (and some barriers); what each
+/// reads is decided by the order in which the emulator runs the threads.
+__global__ void bl_warp_race(float* out, int rounds) {
+  __shared__ float shared_last;
+  volatile float& last = shared_last;  // (else the compiler may keep each thread's view in a register)
+  if (threadIdx.x == 0) last = 0.0f;
+  __syncthreads();
+  float v = static_cast<float>(threadIdx.x);
+  for (int r = 0; r < rounds; ++r) {
+    last = last * 0.5f + v * 0.25f;
+    v = __shfl_down_sync(gpulab::full_mask(), v, 1u) * 0.5f + last;
+    if (r % 3 == 1) __syncthreads();
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v + last;
+}
+
+/// Each half of a warp shuffles among itself (two masks at one call: two rendezvous).
+__global__ void bl_warp_halves(float* out) {
+  const int lane = gpulab::lane_id(), half = warpSize / 2;
+  const gpulab::lanemask_t low = (1ull << half) - 1ull;
+  const gpulab::lanemask_t mask = lane < half ? low : gpulab::full_mask() & ~low;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = __shfl_xor_sync(mask, static_cast<float>(threadIdx.x), 1);
+}
+
+/// One shuffle down (in a partial last warp, the last live lane reads one that does not exist).
+__global__ void bl_shuffle(float* out) {
+  const float v = __shfl_down_sync(gpulab::full_mask(), static_cast<float>(threadIdx.x), 1);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+/// Every lane names only the lower 16 lanes: lane 16 is not in its own mask (a fault).
+__global__ void bl_warp_narrow_mask(float* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = __shfl_xor_sync(0xffffull, static_cast<float>(threadIdx.x), 1);
+}
+
 // ---- kernels without one ----
 
 __global__ void bl_barrier(float* out) {
@@ -421,9 +512,18 @@ __global__ void bl_barrier(float* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = v[(threadIdx.x + 1) % blockDim.x];
 }
 
-__global__ void bl_shuffle(float* out) {
-  const float v = __shfl_down_sync(gpulab::full_mask(), static_cast<float>(threadIdx.x), 1);
+/// A shuffle only the first warp reaches: no block loop (warps would stop at different places).
+__global__ void bl_shuffle_first_warp(float* out) {
+  float v = static_cast<float>(threadIdx.x);
+  if (threadIdx.x < static_cast<unsigned>(warpSize)) v = __shfl_down_sync(gpulab::full_mask(), v, 1u);
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+/// A shuffle after an early return: no block loop either.
+__global__ void bl_shuffle_after_return(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  out[i] = __shfl_down_sync(gpulab::full_mask(), static_cast<float>(i), 1u);
 }
 
 __global__ void bl_atomic(int* counter) { atomicAdd(counter, 1); }

@@ -73,3 +73,19 @@ void plain_stride_variety(int which, const float* in, const unsigned* lens, floa
   auto* kernel = which == 0 ? bl_stride_two : which == 1 ? bl_stride_bound : bl_stride_pointer;
   gpulab::launch(kernel, blocks, dim3(32, 4), 0, in, lens, out, n);
 }
+
+void plain_warp_sum(const float* in, float* out, int n, int blocks, int threads) {
+  gpulab::launch(bl_warp_sum, blocks, threads, 0, in, out, n);
+}
+
+void plain_warp_mix(const float* in, float* out, int n, int threads, int width) {
+  gpulab::launch(bl_warp_mix, (n + threads - 1) / threads, threads, 0, in, out, n, width);
+}
+
+void plain_warp_race(float* out, int blocks, int threads, int rounds) {
+  gpulab::launch(bl_warp_race, blocks, threads, 0, out, rounds);
+}
+
+void plain_shuffle(float* out, int blocks, int threads) { gpulab::launch(bl_shuffle, blocks, threads, 0, out); }
+
+void plain_warp_narrow_mask(float* out, int blocks) { gpulab::launch(bl_warp_narrow_mask, blocks, 64, 0, out); }

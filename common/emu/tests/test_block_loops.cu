@@ -35,6 +35,11 @@ void plain_reads_neighbours(float* buf, int n, int span);
 void plain_pointer_table(float* const* outs, const float* in, int n, int m);
 void plain_stride_sum(const float* in, float* out, int n, int blocks);
 void plain_stride_variety(int which, const float* in, const unsigned* lens, float* out, int n, int blocks);
+void plain_warp_sum(const float* in, float* out, int n, int blocks, int threads);
+void plain_warp_mix(const float* in, float* out, int n, int threads, int width);
+void plain_warp_race(float* out, int blocks, int threads, int rounds);
+void plain_shuffle(float* out, int blocks, int threads);
+void plain_warp_narrow_mask(float* out, int blocks);
 
 namespace {
 
@@ -91,7 +96,7 @@ void expect_the_same_with_block_loops(gpulab::DeviceBuffer<float>& out, const Ru
 
 }  // namespace
 
-TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
+TEST(BlockLoops, OnlyKernelsWithoutAtomicsCallsOrCollectivesSomeThreadsSkipHaveOne) {
   for (const void* k : {key(bl_affine), key(bl_three_d), key(bl_local_array), key(bl_shared_own_slot),
                         key(bl_math), key(bl_guards), key(bl_wrapping_guard), key(bl_by_value),
                         key(bl_restrict_chain), key(bl_grid_stride), key(bl_dot), key(bl_reads_neighbours),
@@ -106,7 +111,12 @@ TEST(BlockLoops, OnlyKernelsWithoutWarpCollectivesOrCallsHaveOne) {
   EXPECT_FALSE(emu::has_block_loop(key(bl_barrier_count)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_one_place_uneven)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_by_value_barrier)));
-  EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle)));
+  // With warp collectives every thread reaches alike: phase by phase too.
+  for (const void* k : {key(bl_shuffle), key(bl_warp_sum), key(bl_warp_scan), key(bl_warp_mix), key(bl_warp_exchange),
+                        key(bl_warp_race), key(bl_warp_halves), key(bl_warp_narrow_mask)})
+    EXPECT_TRUE(emu::has_block_loop(k));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle_first_warp)));
+  EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle_after_return)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_atomic)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_calls)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_no_thread_index)));
@@ -486,6 +496,44 @@ TEST(BlockLoops, WithBarriersComputeExactlyWhatTheThreadsComputeBetweenThem) {
   expect_the_same_with_block_loops(out, plain, 49);
 }
 
+TEST(BlockLoops, WithWarpCollectivesComputeExactlyWhatTheFibersCompute) {
+  Defaults restore;
+  const int warp = emu::warp_size();
+  struct WarpBack {
+    int lanes;
+    ~WarpBack() { emu::set_warp_size(lanes); }
+  } back{warp};
+  const int n = 90 * 256 + 77, blocks = (n + 255) / 256;
+  const std::vector<float> h = inputs(n);
+  gpulab::DeviceBuffer<float> in(h), out(blocks * 256);  // (some write one element per thread)
+  for (const int lanes : {32, 64}) {
+    SCOPED_TRACE("warpSize " + std::to_string(lanes));
+    emu::set_warp_size(lanes);
+    emu::set_check_sampling(true);  // most blocks unchecked: they run as loops
+    const Runs kernels = {
+        {"a warp sum by xor shuffles, 256 threads", [&] { gpulab::launch(bl_warp_sum, 60, 256, 0, in.data(), out.data(), n); }},
+        {"a warp sum by xor shuffles, 128 threads", [&] { gpulab::launch(bl_warp_sum, 60, 128, 0, in.data(), out.data(), n); }},
+        {"a scan by up-shuffles", [&] { gpulab::launch(bl_warp_scan, blocks, 256, 0, in.data(), out.data(), n); }},
+        {"a scan by up-shuffles, 100 threads (a partial last warp)",
+         [&] { gpulab::launch(bl_warp_scan, (n + 99) / 100, 100, 0, in.data(), out.data(), n); }},
+        {"every kind, whole warps", [&] { gpulab::launch(bl_warp_mix, blocks, 256, 0, in.data(), out.data(), n, lanes); }},
+        {"every kind, segments of 8", [&] { gpulab::launch(bl_warp_mix, blocks, 256, 0, in.data(), out.data(), n, 8); }},
+        {"lanes that talk through shared memory", [&] { gpulab::launch(bl_warp_exchange, blocks, 256, 0, out.data()); }},
+        {"a race across shuffles and barriers", [&] { gpulab::launch(bl_warp_race, 40, 128, 0, out.data(), 7); }},
+        {"a race across shuffles and barriers, 256 threads", [&] { gpulab::launch(bl_warp_race, 40, 256, 0, out.data(), 20); }},
+        {"two masks at one shuffle", [&] { gpulab::launch(bl_warp_halves, blocks, 256, 0, out.data()); }},
+    };
+    expect_the_same_with_block_loops(out, kernels, 30);  // all but the sampled blocks
+    emu::set_check_sampling(false);
+    const Runs plain = {
+        {"a warp sum by xor shuffles", [&] { plain_warp_sum(in.data(), out.data(), n, 60, 256); }},
+        {"every kind, segments of 16", [&] { plain_warp_mix(in.data(), out.data(), n, 128, 16); }},
+        {"a race across shuffles and barriers", [&] { plain_warp_race(out.data(), 50, 192, 11); }},
+    };
+    expect_the_same_with_block_loops(out, plain, 49);
+  }
+}
+
 namespace {
 /// The fault the launches of `run` end with (their message), with block loops on or off.
 std::string fault_of(bool loops, const std::function<void()>& run) {
@@ -498,21 +546,12 @@ std::string fault_of(bool loops, const std::function<void()>& run) {
   }
   return "(no fault)";
 }
-}  // namespace
 
-TEST(BlockLoops, ReportABarrierThatTheThreadsDisagreeOnAsTheFibersDo) {
-  Defaults restore;
-  gpulab::DeviceBuffer<float> out(8 * 256);
-  const std::vector<std::tuple<const char*, std::function<void()>, const char*>> cases = {
-      {"thread 0 returns, thread 1 reaches the barrier", [&] { plain_return_before_barrier(out.data(), 8, 0); },
-       "thread (1,0,0) of block (0,0,0) reached __syncthreads, but thread (0,0,0) of block (0,0,0) has already"
-       " returned before it"},
-      {"thread 200 returns while 200 wait", [&] { plain_return_before_barrier(out.data(), 8, 200); },
-       "thread (200,0,0) of block (0,0,0) returned while 200 thread(s) of its block wait at __syncthreads"},
-      {"two barriers", [&] { plain_divergent_barriers(out.data(), 8, 100); },
-       "thread (100,0,0) of block (0,0,0) waits at this __syncthreads while 100 other thread(s) of its block wait"
-       " at "},
-  };
+using FaultCases = std::vector<std::tuple<const char*, std::function<void()>, const char*>>;
+
+/// Each case (a name, a run that faults, what the fibers' message says) faults with the same
+/// message with block loops as without, and runs some blocks as loops.
+void expect_the_same_faults(const FaultCases& cases) {
   for (const auto& [name, run, says] : cases) {
     SCOPED_TRACE(name);
     const std::string fibers = fault_of(false, run);
@@ -522,6 +561,40 @@ TEST(BlockLoops, ReportABarrierThatTheThreadsDisagreeOnAsTheFibersDo) {
     EXPECT_NE(fibers.find(says), std::string::npos) << fibers;
     EXPECT_EQ(loops, fibers);
   }
+}
+}  // namespace
+
+TEST(BlockLoops, ReportABarrierThatTheThreadsDisagreeOnAsTheFibersDo) {
+  Defaults restore;
+  gpulab::DeviceBuffer<float> out(8 * 256);
+  const FaultCases cases = {
+      {"thread 0 returns, thread 1 reaches the barrier", [&] { plain_return_before_barrier(out.data(), 8, 0); },
+       "thread (1,0,0) of block (0,0,0) reached __syncthreads, but thread (0,0,0) of block (0,0,0) has already"
+       " returned before it"},
+      {"thread 200 returns while 200 wait", [&] { plain_return_before_barrier(out.data(), 8, 200); },
+       "thread (200,0,0) of block (0,0,0) returned while 200 thread(s) of its block wait at __syncthreads"},
+      {"two barriers", [&] { plain_divergent_barriers(out.data(), 8, 100); },
+       "thread (100,0,0) of block (0,0,0) waits at this __syncthreads while 100 other thread(s) of its block wait"
+       " at "},
+  };
+  expect_the_same_faults(cases);
+}
+
+TEST(BlockLoops, ReportAWarpCollectiveGoneWrongAsTheFibersDo) {
+  Defaults restore;
+  const int n = 8 * 256;
+  const std::vector<float> h = inputs(n);
+  gpulab::DeviceBuffer<float> in(h), out(n);
+  const FaultCases cases = {
+      {"a partial last warp: lane 3 reads lane 4", [&] { plain_shuffle(out.data(), 8, 100); },
+       "thread (99,0,0) of block (0,0,0) (lane 3) reads lane 4 in a shuffle, but lane 4 has returned or does not"
+       " exist (a partial last warp)"},
+      {"a width of 3", [&] { plain_warp_mix(in.data(), out.data(), n, 128, 3); }, "shuffle width 3 must be a power of two"},
+      {"lane 16 outside its mask", [&] { plain_warp_narrow_mask(out.data(), 8); },
+       "thread (16,0,0) of block (0,0,0) (lane 16) calls __shfl*_sync with mask 0xffff, which does not include its"
+       " own lane"},
+  };
+  expect_the_same_faults(cases);
 }
 
 TEST(BlockLoopsDeathTest, ACrashInABlockLoopNamesItsBlock) {
