@@ -711,7 +711,8 @@ std::uint64_t warp_collective(WarpOp op, lanemask_t mask, std::uint64_t value, i
     // The lane that completes a collective waits its turn too, instead of going on at once: the
     // warp's lanes then go on in thread order in the scheduler's next pass, as the block's other
     // threads do, which is the order in which a block loop runs them (gpulab_emu_block_collective).
-    yield_to_scheduler(w);
+    // (The only thread left alive in its block has no one to wait for.)
+    if (w.live > 1) yield_to_scheduler(w);
     return self.result;
   }
   self.state = State::at_warp;
@@ -967,71 +968,86 @@ extern "C" int gpulab_emu_block_collective(int op_code, const std::uint64_t* mas
       return 1;
     }
   }
-  auto who = [&](int t) { return describe_thread(w, w.threads[static_cast<std::size_t>(t)]); };
-  auto order = [&](int t) { return (t - first_thread + n) % n; };  // a thread's place in the phase
-  if (!plain) {
-    // What faults on the fibers faults here, at the thread that would meet it first.
-    for (int i = 0; i < n; ++i) {
-      const int t = (first_thread + i) % n, lane = t % ws, base = t - lane;
-      const lanemask_t mask = masks[t] & lanes;
-      std::string kind_name, message;
-      if (!((masks[t] >> lane) & 1ull)) {
-        kind_name = "warp-mask";
-        message = mask_without_own_lane(file, line, who(t), lane, op, masks[t]);
-      } else if (shuffle && !valid_shuffle_width(widths[t])) {
-        kind_name = "bad-shuffle-width";
-        message = bad_shuffle_width(file, line, widths[t]);
-      } else {
-        // A lane before this one named it in a different mask: the two meet at one rendezvous.
-        for (int l = 0; l < ws && base + l < n && kind_name.empty(); ++l) {
-          const int u = base + l;
-          const lanemask_t theirs = masks[u] & lanes;
-          if (order(u) >= i || theirs == mask || !((theirs >> lane) & 1ull)) continue;
-          lanemask_t arrived = 0;
-          for (int j = 0; j < ws && base + j < n; ++j)
-            if ((masks[base + j] & lanes) == theirs && order(base + j) < i) arrived |= 1ull << j;
-          kind_name = "warp-mask";
-          message = mask_disagrees(file, line, who(t), lane, op, mask, arrived, file, line, theirs);
-        }
-      }
-      if (!kind_name.empty()) {
-        record_fault(*w.launch, w.block_id, kind_name, message);
-        return 0;
-      }
+  if (plain && !shuffle) {  // ballot, any, all, __syncwarp: one answer per warp
+    for (int base = 0; base < n; base += ws) {
+      const int live = std::min(ws, n - base);
+      lanemask_t yes = 0;
+      for (int l = 0; l < live; ++l)
+        if (values[base + l]) yes |= 1ull << l;
+      const lanemask_t met = live == 64 ? ~0ull : (1ull << live) - 1ull;
+      const std::uint64_t out = kind == WarpOp::ballot ? yes : kind == WarpOp::any ? (yes != 0) : kind == WarpOp::all ? (yes == met) : 0;
+      for (int l = 0; l < live; ++l) results[base + l] = out;
     }
+    return 1;
   }
-  // The lanes of a warp that name the same mask meet (on the fibers, one rendezvous each).
+  // Anything else: the fibers' arrivals replayed in the phase's order (shuffle_source's width
+  // check, then warp_collective's), each warp's rendezvous opened, joined and completed as there,
+  // so that the same fault is met first.
+  auto who = [&](int t) { return describe_thread(w, w.threads[static_cast<std::size_t>(t)]); };
+  auto fail = [&](const char* what, const std::string& message) {
+    record_fault(*w.launch, w.block_id, what, message);
+    return 0;
+  };
+  struct Meet {
+    lanemask_t mask, arrived;
+  };
+  std::vector<std::vector<Meet>> open(static_cast<std::size_t>((n + ws - 1) / ws));
   for (int i = 0; i < n; ++i) {
     const int t = (first_thread + i) % n, lane = t % ws, base = t - lane;
-    const lanemask_t live = live_of(base), mask = masks[t] & lanes;
-    lanemask_t met = live;  // the live lanes named in the mask that name it too
-    if (!plain) {
-      met = 0;
-      for (int l = 0; l < ws && base + l < n; ++l)
-        if (((mask >> l) & 1ull) && (masks[base + l] & lanes) == mask) met |= 1ull << l;
+    const lanemask_t live = live_of(base), bit = 1ull << lane;
+    if (shuffle && !valid_shuffle_width(widths[t])) return fail("bad-shuffle-width", bad_shuffle_width(file, line, widths[t]));
+    if (!(masks[t] & bit)) return fail("warp-mask", mask_without_own_lane(file, line, who(t), lane, op, masks[t]));
+    const lanemask_t mask = masks[t] & lanes;
+    std::vector<Meet>& meets = open[static_cast<std::size_t>(base / ws)];
+    std::size_t m = meets.size();
+    for (std::size_t j = 0; j < meets.size(); ++j) {
+      if (!(meets[j].mask & bit) || (meets[j].arrived & bit)) continue;
+      if (meets[j].mask != mask)
+        return fail("warp-mask", mask_disagrees(file, line, who(t), lane, op, mask, meets[j].arrived, file, line, meets[j].mask));
+      m = j;
+      break;
     }
-    std::uint64_t out = 0;
-    if (shuffle) {
-      const int src = source_lane(kind, args[t], widths[t], lane);
-      if (src < 0) {
-        out = values[t];
-      } else if ((met >> src) & 1ull) {
-        out = values[base + src];
+    if (m == meets.size()) meets.push_back({mask, 0});
+    Meet& r = meets[m];
+    r.arrived |= bit;
+    if ((r.arrived & r.mask & live) != (r.mask & live)) continue;
+    // Complete (try_complete): each arrived lane's answer, in lane order.
+    lanemask_t yes = 0;
+    for (int l = 0; l < ws; ++l)
+      if (((r.arrived >> l) & 1ull) && values[base + l]) yes |= 1ull << l;
+    for (int l = 0; l < ws; ++l) {
+      if (!((r.arrived >> l) & 1ull)) continue;
+      std::uint64_t out = 0;
+      if (shuffle) {
+        const int src = source_lane(kind, args[base + l], widths[base + l], l);
+        if (src < 0) {
+          out = values[base + l];
+        } else if ((r.arrived >> src) & 1ull) {
+          out = values[base + src];
+        } else {
+          const bool gone = !((live >> src) & 1ull) && ((r.mask >> src) & 1ull);
+          return fail("shuffle-inactive-lane", inactive_source(file, line, who(base + l), l, src, gone, r.mask));
+        }
       } else {
-        const bool gone = !((live >> src) & 1ull) && ((mask >> src) & 1ull);
-        record_fault(*w.launch, w.block_id, "shuffle-inactive-lane",
-                     inactive_source(file, line, who(t), lane, src, gone, mask));
-        return 0;
+        out = kind == WarpOp::ballot ? yes : kind == WarpOp::any ? (yes != 0) : kind == WarpOp::all ? (yes == r.arrived) : 0;
       }
-      if (lane == __builtin_ctzll(met)) watch_count_shuffle();  // (one per rendezvous, as the fibers count)
-    } else if (kind == WarpOp::ballot || kind == WarpOp::any || kind == WarpOp::all) {
-      lanemask_t yes = 0;
-      for (int l = 0; l < ws && base + l < n; ++l)
-        if (((met >> l) & 1ull) && values[base + l]) yes |= 1ull << l;
-      out = kind == WarpOp::ballot ? yes : kind == WarpOp::any ? (yes != 0) : (yes == met);
+      results[base + l] = out;
     }
-    results[t] = out;
+    if (shuffle) watch_count_shuffle();
+    meets.erase(meets.begin() + static_cast<std::ptrdiff_t>(m));
   }
+  // Lanes left waiting for lanes that went on with another group: on the fibers they would wait
+  // for good (a deadlock) or meet those lanes at their next collective.
+  for (std::size_t wi = 0; wi < open.size(); ++wi)
+    if (!open[wi].empty()) {
+      const Meet& r = open[wi].front();
+      return fail("deadlock", where(file, line) + ": in block (" + std::to_string(::blockIdx.x) + "," +
+                                  std::to_string(::blockIdx.y) + "," + std::to_string(::blockIdx.z) + "), lanes " +
+                                  lane_list(r.arrived) + " of warp " + std::to_string(wi) + " wait at " + op_name(op) +
+                                  " with mask " + hex_mask(r.mask) + " for lanes " + lane_list(r.mask & ~r.arrived) +
+                                  ", which went on with a mask of their own." +
+                                  "\n  hint: every lane named in a mask must call the collective with that same mask.");
+    }
   return 1;
 }
 

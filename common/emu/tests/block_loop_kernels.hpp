@@ -512,6 +512,37 @@ __global__ void bl_barrier(float* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = v[(threadIdx.x + 1) % blockDim.x];
 }
 
+/// A sum whose mask is the literal 0xffffffff: at 64 lanes a warp, lane 0 reads lane 32, outside
+/// the mask (a fault the fibers meet when the lower 32 lanes' rendezvous completes).
+__global__ void bl_warp_literal_mask(float* out) {
+  float v = static_cast<float>(threadIdx.x);
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffull, v, static_cast<unsigned>(o));
+  out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+/// Two faults at one shuffle: lanes 0-15 read lane 20, outside their mask 0xffff, and lanes 16 and
+/// up name no lane at all; the first is met first.
+__global__ void bl_warp_two_faults(float* out) {
+  const int lane = gpulab::lane_id();
+  const gpulab::lanemask_t mask = lane < 16 ? 0xffffull : 0ull;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = __shfl_sync(mask, static_cast<float>(threadIdx.x), 20);
+}
+
+/// A width of 3 and an empty mask: the width is checked first, as the fibers do.
+__global__ void bl_warp_bad_width_no_mask(float* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = __shfl_sync(0ull, static_cast<float>(threadIdx.x), 1, 3);
+}
+
+/// Lane 0 names only itself; the others name the whole warp, lane 0 too, and wait for it at a
+/// ballot it never calls with their mask (undefined behaviour: on the fibers, a deadlock at the
+/// barrier after it).
+__global__ void bl_warp_crossed_masks(float* out) {
+  const int lane = gpulab::lane_id();
+  const unsigned long long votes = __ballot_sync(lane == 0 ? 1ull : gpulab::full_mask(), 1);
+  __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = static_cast<float>(__builtin_popcountll(votes));
+}
+
 /// A shuffle only the first warp reaches: no block loop (warps would stop at different places).
 __global__ void bl_shuffle_first_warp(float* out) {
   float v = static_cast<float>(threadIdx.x);

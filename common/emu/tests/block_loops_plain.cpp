@@ -89,3 +89,12 @@ void plain_warp_race(float* out, int blocks, int threads, int rounds) {
 void plain_shuffle(float* out, int blocks, int threads) { gpulab::launch(bl_shuffle, blocks, threads, 0, out); }
 
 void plain_warp_narrow_mask(float* out, int blocks) { gpulab::launch(bl_warp_narrow_mask, blocks, 64, 0, out); }
+
+void plain_warp_faults(int which, float* out, int blocks) {
+  switch (which) {
+    case 0: gpulab::launch(bl_warp_literal_mask, blocks, 128, 0, out); break;
+    case 1: gpulab::launch(bl_warp_two_faults, blocks, 64, 0, out); break;
+    case 2: gpulab::launch(bl_warp_bad_width_no_mask, blocks, 64, 0, out); break;
+    default: gpulab::launch(bl_warp_crossed_masks, blocks, 64, 0, out); break;
+  }
+}

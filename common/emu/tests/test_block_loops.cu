@@ -40,6 +40,7 @@ void plain_warp_mix(const float* in, float* out, int n, int threads, int width);
 void plain_warp_race(float* out, int blocks, int threads, int rounds);
 void plain_shuffle(float* out, int blocks, int threads);
 void plain_warp_narrow_mask(float* out, int blocks);
+void plain_warp_faults(int which, float* out, int blocks);
 
 namespace {
 
@@ -114,6 +115,9 @@ TEST(BlockLoops, OnlyKernelsWithoutAtomicsCallsOrCollectivesSomeThreadsSkipHaveO
   // With warp collectives every thread reaches alike: phase by phase too.
   for (const void* k : {key(bl_shuffle), key(bl_warp_sum), key(bl_warp_scan), key(bl_warp_mix), key(bl_warp_exchange),
                         key(bl_warp_race), key(bl_warp_halves), key(bl_warp_narrow_mask)})
+    EXPECT_TRUE(emu::has_block_loop(k));
+  for (const void* k : {key(bl_warp_literal_mask), key(bl_warp_two_faults), key(bl_warp_bad_width_no_mask),
+                        key(bl_warp_crossed_masks)})
     EXPECT_TRUE(emu::has_block_loop(k));
   EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle_first_warp)));
   EXPECT_FALSE(emu::has_block_loop(key(bl_shuffle_after_return)));
@@ -511,8 +515,8 @@ TEST(BlockLoops, WithWarpCollectivesComputeExactlyWhatTheFibersCompute) {
     emu::set_warp_size(lanes);
     emu::set_check_sampling(true);  // most blocks unchecked: they run as loops
     const Runs kernels = {
-        {"a warp sum by xor shuffles, 256 threads", [&] { gpulab::launch(bl_warp_sum, 60, 256, 0, in.data(), out.data(), n); }},
-        {"a warp sum by xor shuffles, 128 threads", [&] { gpulab::launch(bl_warp_sum, 60, 128, 0, in.data(), out.data(), n); }},
+        {"a warp sum by down-shuffles, 256 threads", [&] { gpulab::launch(bl_warp_sum, 60, 256, 0, in.data(), out.data(), n); }},
+        {"a warp sum by down-shuffles, 128 threads", [&] { gpulab::launch(bl_warp_sum, 60, 128, 0, in.data(), out.data(), n); }},
         {"a scan by up-shuffles", [&] { gpulab::launch(bl_warp_scan, blocks, 256, 0, in.data(), out.data(), n); }},
         {"a scan by up-shuffles, 100 threads (a partial last warp)",
          [&] { gpulab::launch(bl_warp_scan, (n + 99) / 100, 100, 0, in.data(), out.data(), n); }},
@@ -526,7 +530,7 @@ TEST(BlockLoops, WithWarpCollectivesComputeExactlyWhatTheFibersCompute) {
     expect_the_same_with_block_loops(out, kernels, 30);  // all but the sampled blocks
     emu::set_check_sampling(false);
     const Runs plain = {
-        {"a warp sum by xor shuffles", [&] { plain_warp_sum(in.data(), out.data(), n, 60, 256); }},
+        {"a warp sum by down-shuffles", [&] { plain_warp_sum(in.data(), out.data(), n, 60, 256); }},
         {"every kind, segments of 16", [&] { plain_warp_mix(in.data(), out.data(), n, 128, 16); }},
         {"a race across shuffles and barriers", [&] { plain_warp_race(out.data(), 50, 192, 11); }},
     };
@@ -593,8 +597,29 @@ TEST(BlockLoops, ReportAWarpCollectiveGoneWrongAsTheFibersDo) {
       {"lane 16 outside its mask", [&] { plain_warp_narrow_mask(out.data(), 8); },
        "thread (16,0,0) of block (0,0,0) (lane 16) calls __shfl*_sync with mask 0xffff, which does not include its"
        " own lane"},
+      {"0xffffffff at 64 lanes a warp: lane 0 reads lane 32",
+       [&] {
+         emu::set_warp_size(64);
+         plain_warp_faults(0, out.data(), 8);
+         emu::set_warp_size(32);
+       },
+       "thread (0,0,0) of block (0,0,0) (lane 0) reads lane 32 in a shuffle, but lane 32 is not in the mask"
+       " 0xffffffff"},
+      {"two faults at one shuffle: the one the fibers meet first", [&] { plain_warp_faults(1, out.data(), 8); },
+       "thread (0,0,0) of block (0,0,0) (lane 0) reads lane 20 in a shuffle, but lane 20 is not in the mask 0xffff"},
+      {"a bad width and an empty mask: the width first", [&] { plain_warp_faults(2, out.data(), 8); },
+       "shuffle width 3 must be a power of two"},
   };
   expect_the_same_faults(cases);
+  // Masks that name each other but differ (undefined behaviour): the fibers deadlock at the
+  // barrier after the ballot; a block loop cannot let lane 0 go on alone, and says so at the ballot.
+  const std::string fibers = fault_of(false, [&] { plain_warp_faults(3, out.data(), 8); });
+  const std::string loops = fault_of(true, [&] { plain_warp_faults(3, out.data(), 8); });
+  EXPECT_NE(fibers.find("faulted (deadlock)"), std::string::npos) << fibers;
+  EXPECT_NE(loops.find("faulted (deadlock)"), std::string::npos) << loops;
+  EXPECT_NE(loops.find("lanes 1,2,3,4,5,6,7,8,... of warp 0 wait at __ballot_sync with mask 0xffffffff for lanes 0"),
+            std::string::npos)
+      << loops;
 }
 
 TEST(BlockLoopsDeathTest, ACrashInABlockLoopNamesItsBlock) {
