@@ -492,6 +492,40 @@ __global__ void bl_warp_halves(float* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = __shfl_xor_sync(mask, static_cast<float>(threadIdx.x), 1);
 }
 
+/// The order in which the threads run between stops, recorded: each thread takes a ticket from
+/// one shared counter (a race, decided by the emulator's order) before each of `steps` stops, a
+/// barrier, an up-shuffle, a ballot over half-warps or an any and a __syncwarp, chosen by two bits
+/// of `pattern` each.
+__global__ void bl_order(int* tickets, int pattern, int steps) {
+  __shared__ int shared_counter;
+  volatile int& counter = shared_counter;
+  const unsigned t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const unsigned n = blockDim.x * blockDim.y * blockDim.z;
+  if (t == 0) counter = 0;
+  __syncthreads();
+  const int lane = gpulab::lane_id(), half = warpSize / 2;
+  float v = static_cast<float>(t);
+  for (int s = 0; s < steps; ++s) {
+    const int ticket = counter;
+    counter = ticket + 1;
+    tickets[(blockIdx.x * n + t) * static_cast<unsigned>(steps) + static_cast<unsigned>(s)] = ticket;
+    const int kind = (pattern >> (2 * (s % 16))) & 3;
+    if (kind == 0) {
+      __syncthreads();
+    } else if (kind == 1) {
+      v += __shfl_up_sync(gpulab::full_mask(), v, 1u);
+    } else if (kind == 2) {
+      const gpulab::lanemask_t low = (1ull << half) - 1ull;
+      const gpulab::lanemask_t mask = lane < half ? low : gpulab::full_mask() & ~low;
+      v += static_cast<float>(__builtin_popcountll(__ballot_sync(mask, (static_cast<int>(v) & 1) != 0)));
+    } else {
+      v += static_cast<float>(__any_sync(gpulab::full_mask(), v > 3.0f));
+      __syncwarp();
+    }
+  }
+  if (v < 0.0f) tickets[0] = -1;  // (never: keeps the collectives' results alive)
+}
+
 /// One shuffle down (in a partial last warp, the last live lane reads one that does not exist).
 __global__ void bl_shuffle(float* out) {
   const float v = __shfl_down_sync(gpulab::full_mask(), static_cast<float>(threadIdx.x), 1);

@@ -98,3 +98,7 @@ void plain_warp_faults(int which, float* out, int blocks) {
     default: gpulab::launch(bl_warp_crossed_masks, blocks, 64, 0, out); break;
   }
 }
+
+void plain_order(int* tickets, int blocks, dim3 threads, int pattern, int steps) {
+  gpulab::launch(bl_order, blocks, threads, 0, tickets, pattern, steps);
+}

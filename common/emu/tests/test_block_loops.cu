@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -41,6 +42,7 @@ void plain_warp_race(float* out, int blocks, int threads, int rounds);
 void plain_shuffle(float* out, int blocks, int threads);
 void plain_warp_narrow_mask(float* out, int blocks);
 void plain_warp_faults(int which, float* out, int blocks);
+void plain_order(int* tickets, int blocks, dim3 threads, int pattern, int steps);
 
 namespace {
 
@@ -114,7 +116,7 @@ TEST(BlockLoops, OnlyKernelsWithoutAtomicsCallsOrCollectivesSomeThreadsSkipHaveO
   EXPECT_FALSE(emu::has_block_loop(key(bl_by_value_barrier)));
   // With warp collectives every thread reaches alike: phase by phase too.
   for (const void* k : {key(bl_shuffle), key(bl_warp_sum), key(bl_warp_scan), key(bl_warp_mix), key(bl_warp_exchange),
-                        key(bl_warp_race), key(bl_warp_halves), key(bl_warp_narrow_mask)})
+                        key(bl_warp_race), key(bl_warp_halves), key(bl_warp_narrow_mask), key(bl_order)})
     EXPECT_TRUE(emu::has_block_loop(k));
   for (const void* k : {key(bl_warp_literal_mask), key(bl_warp_two_faults), key(bl_warp_bad_width_no_mask),
                         key(bl_warp_crossed_masks)})
@@ -536,6 +538,34 @@ TEST(BlockLoops, WithWarpCollectivesComputeExactlyWhatTheFibersCompute) {
     };
     expect_the_same_with_block_loops(out, plain, 49);
   }
+}
+
+TEST(BlockLoops, RunTheThreadsInTheFibersOrderWhateverTheStops) {
+  Defaults restore;
+  struct WarpBack {
+    int lanes;
+    ~WarpBack() { emu::set_warp_size(lanes); }
+  } back{emu::warp_size()};
+  std::mt19937 rng(7);
+  int compared = 0;
+  for (const int lanes : {32, 64})
+    for (const dim3 threads : {dim3(256), dim3(130), dim3(100), dim3(64), dim3(33), dim3(31), dim3(7, 5), dim3(1)})
+      for (int rep = 0; rep < 8; ++rep) {
+        emu::set_warp_size(lanes);
+        const int pattern = static_cast<int>(rng() & 0x7fffffffu), steps = 1 + static_cast<int>(rng() % 12);
+        const int n = static_cast<int>(threads.x * threads.y), blocks = 3;
+        gpulab::DeviceBuffer<int> tickets(static_cast<std::size_t>(blocks * n * steps));
+        const std::function<void()> run = [&] { plain_order(tickets.data(), blocks, threads, pattern, steps); };
+        SCOPED_TRACE("warpSize " + std::to_string(lanes) + ", " + std::to_string(n) + " threads, pattern " +
+                     std::to_string(pattern) + ", " + std::to_string(steps) + " steps");
+        const std::vector<int> fibers = run_once(false, tickets, run);
+        const long long before = loop_blocks();
+        const std::vector<int> loops = run_once(true, tickets, run);
+        EXPECT_EQ(loop_blocks() - before, blocks);
+        EXPECT_TRUE(same_bytes(fibers, loops));
+        ++compared;
+      }
+  EXPECT_EQ(compared, 2 * 8 * 8);
 }
 
 namespace {
