@@ -168,15 +168,20 @@ std::string bad_shuffle_width(const char* file, int line, int width) {
 /// The lane whose value `lane` reads in a shuffle of kind op (a valid width); -1: its own.
 inline int source_lane(WarpOp op, int arg, int width, int lane) {
   const int base = lane & ~(width - 1);
-  int src = lane;
+  // The deltas of shfl_up and shfl_down are unsigned (a "negative" one is a large one). A source
+  // beyond the lane's segment keeps the lane's own value; xor may read an earlier segment, as
+  // CUDA documents, but not a lane below 0 (a negative lane mask).
+  const unsigned delta = static_cast<unsigned>(arg);
   switch (op) {
-    case WarpOp::shfl: src = base + (arg & (width - 1)); break;
-    case WarpOp::shfl_up: src = lane - arg; if (src < base) return -1; break;
-    case WarpOp::shfl_down: src = lane + arg; if (src >= base + width) return -1; break;
-    case WarpOp::shfl_xor: src = lane ^ arg; if (src >= base + width) return -1; break;
-    default: break;
+    case WarpOp::shfl: return base + (arg & (width - 1));
+    case WarpOp::shfl_up: return delta > static_cast<unsigned>(lane - base) ? -1 : lane - static_cast<int>(delta);
+    case WarpOp::shfl_down: return delta >= static_cast<unsigned>(base + width - lane) ? -1 : lane + static_cast<int>(delta);
+    case WarpOp::shfl_xor: {
+      const int src = lane ^ arg;
+      return src < 0 || src >= base + width ? -1 : src;
+    }
+    default: return lane;
   }
-  return src;
 }
 
 /// Back to the scheduler; returns when this fiber is resumed.
@@ -1011,7 +1016,8 @@ extern "C" int gpulab_emu_block_collective(int op_code, const std::uint64_t* mas
     Meet& r = meets[m];
     r.arrived |= bit;
     if ((r.arrived & r.mask & live) != (r.mask & live)) continue;
-    // Complete (try_complete): each arrived lane's answer, in lane order.
+    // Complete (try_complete): each arrived lane's answer, in lane order (a shuffle counted first).
+    if (shuffle) watch_count_shuffle();
     lanemask_t yes = 0;
     for (int l = 0; l < ws; ++l)
       if (((r.arrived >> l) & 1ull) && values[base + l]) yes |= 1ull << l;
@@ -1033,7 +1039,6 @@ extern "C" int gpulab_emu_block_collective(int op_code, const std::uint64_t* mas
       }
       results[base + l] = out;
     }
-    if (shuffle) watch_count_shuffle();
     meets.erase(meets.begin() + static_cast<std::ptrdiff_t>(m));
   }
   // Lanes left waiting for lanes that went on with another group: on the fibers they would wait

@@ -546,6 +546,17 @@ __global__ void bl_barrier(float* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = v[(threadIdx.x + 1) % blockDim.x];
 }
 
+/// Offsets no lane can use: an up- and a down-shuffle by "negative" (huge unsigned) deltas, and an
+/// xor with a negative lane mask, each keep the lane's own value; v + 2v + 4v + 8v.
+__global__ void bl_warp_wild_offsets(float* out) {
+  const float v = static_cast<float>(threadIdx.x);
+  const float a = __shfl_up_sync(gpulab::full_mask(), v, 0xffffffffu);
+  const float b = __shfl_down_sync(gpulab::full_mask(), v, 0x80000000u);
+  const float c = __shfl_xor_sync(gpulab::full_mask(), v, -1);
+  const float d = __shfl_down_sync(gpulab::full_mask(), v, 0x7fffffffu);
+  out[blockIdx.x * blockDim.x + threadIdx.x] = a + 2.0f * b + 4.0f * c + 8.0f * d;
+}
+
 /// A sum whose mask is the literal 0xffffffff: at 64 lanes a warp, lane 0 reads lane 32, outside
 /// the mask (a fault the fibers meet when the lower 32 lanes' rendezvous completes).
 __global__ void bl_warp_literal_mask(float* out) {

@@ -116,7 +116,8 @@ TEST(BlockLoops, OnlyKernelsWithoutAtomicsCallsOrCollectivesSomeThreadsSkipHaveO
   EXPECT_FALSE(emu::has_block_loop(key(bl_by_value_barrier)));
   // With warp collectives every thread reaches alike: phase by phase too.
   for (const void* k : {key(bl_shuffle), key(bl_warp_sum), key(bl_warp_scan), key(bl_warp_mix), key(bl_warp_exchange),
-                        key(bl_warp_race), key(bl_warp_halves), key(bl_warp_narrow_mask), key(bl_order)})
+                        key(bl_warp_race), key(bl_warp_halves), key(bl_warp_narrow_mask), key(bl_order),
+                        key(bl_warp_wild_offsets)})
     EXPECT_TRUE(emu::has_block_loop(k));
   for (const void* k : {key(bl_warp_literal_mask), key(bl_warp_two_faults), key(bl_warp_bad_width_no_mask),
                         key(bl_warp_crossed_masks)})
@@ -528,8 +529,12 @@ TEST(BlockLoops, WithWarpCollectivesComputeExactlyWhatTheFibersCompute) {
         {"a race across shuffles and barriers", [&] { gpulab::launch(bl_warp_race, 40, 128, 0, out.data(), 7); }},
         {"a race across shuffles and barriers, 256 threads", [&] { gpulab::launch(bl_warp_race, 40, 256, 0, out.data(), 20); }},
         {"two masks at one shuffle", [&] { gpulab::launch(bl_warp_halves, blocks, 256, 0, out.data()); }},
+        {"offsets no lane can use", [&] { gpulab::launch(bl_warp_wild_offsets, blocks, 256, 0, out.data()); }},
     };
     expect_the_same_with_block_loops(out, kernels, 30);  // all but the sampled blocks
+    // (the last run's: every lane kept its own value four times)
+    const std::vector<float> wild = out.download();
+    for (int i = 0; i < blocks * 256; i += 97) EXPECT_EQ(wild[static_cast<std::size_t>(i)], 15.0f * static_cast<float>(i % 256));
     emu::set_check_sampling(false);
     const Runs plain = {
         {"a warp sum by down-shuffles", [&] { plain_warp_sum(in.data(), out.data(), n, 60, 256); }},
