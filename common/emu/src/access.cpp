@@ -135,20 +135,30 @@ std::string near_allocation(const Launch& L, std::uintptr_t a, unsigned size, bo
 /// access outside every variable lies (empty when it is inside one, or when the executable has no
 /// symbol table to say where its variables are).
 std::string outside_shared_variables(const Worker& w, std::uintptr_t a, unsigned size) {
-  const auto& vars = shared_variables();
+  const auto& vars = *w.shared_vars;
   if (vars.empty()) return {};
   const std::uintptr_t begin = w.static_shared_begin;
   auto holds = [&](const SharedVariable& v) { return a >= begin + v.offset && a + size <= begin + v.offset + v.size; };
-  if (w.shared_hint < vars.size() && holds(vars[w.shared_hint])) return {};  // (the common case)
+  // The common case: one of the two variables last accessed (a tiled kernel alternates between
+  // its tiles), else the one whose offset is the highest at or below the access (sorted by offset).
+  if (w.shared_hint[0] < vars.size() && holds(vars[w.shared_hint[0]])) return {};
+  if (w.shared_hint[1] < vars.size() && holds(vars[w.shared_hint[1]])) {
+    std::swap(w.shared_hint[0], w.shared_hint[1]);
+    return {};
+  }
+  const auto above = std::upper_bound(vars.begin(), vars.end(), a - begin,
+                                      [](std::uintptr_t off, const SharedVariable& v) { return off < v.offset; });
+  if (above != vars.begin() && holds(*(above - 1))) {
+    w.shared_hint[1] = w.shared_hint[0];
+    w.shared_hint[0] = static_cast<std::size_t>(above - 1 - vars.begin());
+    return {};
+  }
   const SharedVariable* near = nullptr;
   std::uintptr_t best = ~std::uintptr_t{0};
   bool past = false;
   for (const SharedVariable& v : vars) {
     const std::uintptr_t b = begin + v.offset, e = b + v.size;
-    if (holds(v)) {
-      w.shared_hint = static_cast<std::size_t>(&v - vars.data());
-      return {};
-    }
+    if (holds(v)) return {};  // (not found above: variables that overlap)
     const std::uintptr_t d = a >= e ? a - e : a + size <= b ? b - a : 0;
     if (d < best || (d == best && a >= e)) {
       best = d;
@@ -399,7 +409,7 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
   if (same_warp_write) defer_store_check(w, t, a, size, ra, same_warp_writer, same_warp_ra, false);
 }
 
-void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+__attribute__((always_inline)) inline void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
   if (!w.checked) return;  // a block outside the sample: no metrics
   // A block's accesses are kept until it ends (its lanes run one after another between
   // barriers); past this many, the rest are dropped from the metrics (a spinning or huge block).
@@ -409,13 +419,35 @@ void record(Worker& w, Thread& t, std::uintptr_t a, unsigned size, std::uint8_t 
     return;
   }
   ++w.recorded;
-  w.accesses[static_cast<std::size_t>(t.warp)].push_back(
-      Access{ra, a, w.thread_seq[t.linear]++, static_cast<std::uint16_t>(t.lane), static_cast<std::uint8_t>(size), flags});
+  // Field by field into the vector: an Access built on the stack from narrow stores and copied
+  // in one wide load stalled on store forwarding (half the hook's time on the transpose).
+  Access& x = w.accesses[static_cast<std::size_t>(t.warp)].emplace_back();
+  x.ra = ra;
+  x.addr = a;
+  x.lane = static_cast<std::uint16_t>(t.lane);
+  x.size = static_cast<std::uint8_t>(size);
+  x.flags = flags;
 }
 
-void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+/// An access of device memory, inside the launch's allocation `index`: the watch, the sanitizer's
+/// race check, the metrics.
+__attribute__((always_inline)) inline void device_access(Worker& w, Thread& t, const Launch& L, std::size_t index, std::uintptr_t a, unsigned size,
+                          std::uint8_t flags, std::uintptr_t ra) {
+  if (L.watched) watch_mark(L, index, a, size, flags);
+  if (g_sanitizer && !(flags & kAtomic) && w.checked &&
+      ((flags & kStore) || w.global_shadow.may_hold(a / 4, (a + size - 1) / 4)))
+    check_global(w, t, a, size, flags & kStore, ra);
+  record(w, t, a, size, flags, ra);
+}
+
+void trace_any(Worker* w, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra);
+
+/// The hook of every traced access. Its usual cases first, inline: an aligned access of the
+/// device allocation the worker's last device access was in, or of the `__shared__` variable its
+/// last shared access was in; trace_any takes the rest.
+__attribute__((always_inline)) inline void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
   Worker* w = this_worker;
-  if (!w || !w->current) {  // host code of a kernel file
+  if (!w || !w->current) [[unlikely]] {  // host code of a kernel file
     host_access(reinterpret_cast<std::uintptr_t>(p), size, flags & kStore, ra);
     return;
   }
@@ -423,9 +455,44 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
   // metrics, no sanitizer, no bounds (loads and stores return in their hooks already; atomics
   // come here).
   if (untraced_block) return;
-  Thread& t = *w->current;
-  flush_pending_store(*w);
+  if (w->pending_store.active) [[unlikely]]
+    flush_pending_store(*w);
   const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if ((a & (size - 1)) == 0) [[likely]] {
+    const Launch& L = *w->launch;
+    // The allocations of this worker's last two device accesses (a kernel reading two arrays
+    // alternates between them).
+    for (int i = 0; i < 2; ++i) {
+      const std::size_t h = w->allocation_hint[i];
+      if (h < L.allocations.size() && a >= L.allocations[h].first &&
+          a + size <= L.allocations[h].first + L.allocations[h].second) {
+        if (i == 1) std::swap(w->allocation_hint[0], w->allocation_hint[1]);
+        w->last_address = a;
+        w->last_size = size;
+        device_access(*w, *w->current, L, h, a, size, flags, ra);
+        return;
+      }
+    }
+    if (a >= w->static_shared_begin && a < w->static_shared_end) {
+      const auto& vars = *w->shared_vars;
+      const std::uintptr_t begin = w->static_shared_begin;
+      auto holds = [&](std::size_t h) {
+        return h < vars.size() && a >= begin + vars[h].offset && a + size <= begin + vars[h].offset + vars[h].size;
+      };
+      if (holds(w->shared_hint[0]) || (holds(w->shared_hint[1]) && (std::swap(w->shared_hint[0], w->shared_hint[1]), true))) {
+        w->last_address = a;
+        w->last_size = size;
+        if (g_sanitizer && !(flags & kAtomic) && w->checked) check_shared(*w, *w->current, a, size, flags & kStore, ra, begin, 0);
+        record(*w, *w->current, a, size, flags | kShared, ra);
+        return;
+      }
+    }
+  }
+  trace_any(w, a, size, flags, ra);
+}
+
+__attribute__((noinline)) void trace_any(Worker* w, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+  Thread& t = *w->current;
   const Launch& L = *w->launch;
   const bool store = flags & kStore;
   // A GPU serves 2-, 4-, 8- and 16-byte accesses only at addresses aligned to their size; the CPU
@@ -486,11 +553,7 @@ void trace(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) 
     w->allocation_hint[0] = static_cast<std::size_t>(index);
   }
   if (index >= 0) {
-    if (L.watched) watch_mark(L, index, a, size, flags);
-    if (g_sanitizer && !(flags & kAtomic) && w->checked &&
-        (store || w->global_shadow.may_hold(a / 4, (a + size - 1) / 4)))
-      check_global(*w, t, a, size, store, ra);
-    record(*w, t, a, size, flags, ra);
+    device_access(*w, t, L, static_cast<std::size_t>(index), a, size, flags, ra);
     return;
   }
   // Not shared, not device memory, not the arguments or the stack: the index built-ins, static
@@ -530,15 +593,41 @@ void on_atomic(const void* p, unsigned size, void* ra) {
   trace(p, size, kStore | kAtomic, reinterpret_cast<std::uintptr_t>(ra));
 }
 
+namespace {
+/// Access buffers of launches that ended, kept with their capacity: a launch whose few checked
+/// blocks (--checks=sample) grew fresh buffers from nothing paid for it in page faults and copies
+/// as much as for the tracing itself.
+std::mutex g_buffers_mutex;
+std::vector<std::vector<std::vector<Access>>> g_spare_buffers;
+}  // namespace
+
 void tracing_begin_launch(Worker& w) {
   w.allocation_hint[0] = w.allocation_hint[1] = 0;
   shared_memory_range(w.static_shared_begin, w.static_shared_end);
-  w.accesses.assign(w.warps.size(), {});
-  w.thread_seq.assign(w.threads.size(), 0);
+  w.shared_vars = &shared_variables();
+  {
+    std::lock_guard<std::mutex> lock(g_buffers_mutex);
+    if (!g_spare_buffers.empty()) {
+      w.accesses.swap(g_spare_buffers.back());
+      g_spare_buffers.pop_back();
+    }
+  }
+  for (std::vector<Access>& v : w.accesses) v.clear();
+  w.accesses.resize(w.warps.size());
+  w.loads_pending.assign(w.warps.size(), 0);
   const std::size_t words = (w.static_shared_end - w.static_shared_begin + 3) / 4 + (w.launch->dynamic_shared + 3) / 4;
   w.shadow.assign(words, ShadowWord{});
   w.shadow_lo = words;
   w.shadow_hi = 0;
+}
+
+void tracing_end_launch(Worker& w) {
+  std::size_t bytes = 0;
+  for (const std::vector<Access>& v : w.accesses) bytes += v.capacity() * sizeof(Access);
+  constexpr std::size_t kKeep = std::size_t{64} << 20;  // a huge block's buffers are let go
+  std::lock_guard<std::mutex> lock(g_buffers_mutex);
+  if (bytes <= kKeep && g_spare_buffers.size() < 64) g_spare_buffers.push_back(std::move(w.accesses));
+  w.accesses.clear();
 }
 
 void tracing_flush_pending(Worker& w) { flush_pending_store(w); }
@@ -553,9 +642,9 @@ void tracing_begin_block(Worker& w) {
               w.shadow.begin() + static_cast<std::ptrdiff_t>(w.shadow_hi), ShadowWord{});
   w.shadow_lo = w.shadow.size();
   w.shadow_hi = 0;
-  if (w.recorded) std::fill(w.thread_seq.begin(), w.thread_seq.end(), 0);
   w.bar_epoch = 1;
   w.recorded = 0;
+  std::fill(w.loads_pending.begin(), w.loads_pending.end(), 0);
 }
 
 const char* finding_kind_name(int kind) {

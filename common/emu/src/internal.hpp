@@ -63,7 +63,7 @@ struct Warp {
 struct Access {
   std::uintptr_t ra;    ///< return address of the tracing call: identifies the instruction
   std::uintptr_t addr;
-  std::uint32_t seq;    ///< the thread's access counter: orders a lane's accesses
+  std::uint32_t seq;    ///< scratch of the grouping into requests (metrics.cpp)
   std::uint16_t lane;
   std::uint8_t size;
   std::uint8_t flags;   ///< kStore | kShared | kAtomic
@@ -257,6 +257,8 @@ struct Launch {
 constexpr std::size_t kDynamicSharedPad = 16 * 1024;
 
 /// Everything one worker OS thread needs while it runs a block.
+struct SharedVariable;
+
 struct Worker {
   int id = 0;
   const Launch* launch = nullptr;
@@ -295,7 +297,7 @@ struct Worker {
   // Tracing (metrics.cpp): accesses of each warp in the running block, the shared-memory
   // ranges and their shadow, and the findings of this worker not yet merged.
   std::vector<std::vector<Access>> accesses;
-  std::vector<std::uint32_t> thread_seq;
+  std::vector<std::uint64_t> loads_pending;  ///< per warp: lanes whose global load awaits a shared store
   std::uintptr_t static_shared_begin = 0, static_shared_end = 0;
   std::vector<ShadowWord> shadow;  ///< static shared words, then dynamic shared words
   /// The shadow words this block has written, [shadow_lo, shadow_hi): cleared at the next block's
@@ -308,7 +310,8 @@ struct Worker {
   PendingStore pending_store;
   std::vector<FindingRecord> findings;
   std::size_t allocation_hint[2] = {0, 0};  ///< the launch's allocations of the last two device accesses
-  mutable std::size_t shared_hint = 0;  ///< the __shared__ variable (of shared_variables()) last accessed
+  const std::vector<SharedVariable>* shared_vars = nullptr;  ///< shared_variables(), from tracing_begin_launch
+  mutable std::size_t shared_hint[2] = {0, 0};  ///< the __shared__ variables (of shared_variables()) last accessed
   std::size_t recorded = 0;    ///< accesses kept for the running block
   /// The last traced access (address, size), for the fault handler: a fault right after a
   /// misaligned one is that access faulting (an aligned vector load), as it would on a GPU.
@@ -364,6 +367,13 @@ void count_jam_check(bool apart);
 void tracing_begin_launch(Worker& w);
 void tracing_begin_block(Worker& w);
 void tracing_end_block(Worker& w);
+/// Keeps the worker's access buffers for a later launch (access.cpp).
+void tracing_end_launch(Worker& w);
+/// Measures the accesses of a warp whose lanes have all returned (metrics.cpp): none can follow.
+void tracing_end_warp(Worker& w, int warp);
+/// At a barrier every live thread has reached: measures each warp's accesses since its last
+/// measure where that gives the requests measuring them at the block's end would (metrics.cpp).
+void tracing_end_phase(Worker& w);
 /// Judges a same-warp store still waiting for its value (access.cpp); tracing_end_block calls it.
 void tracing_flush_pending(Worker& w);
 /// A snapshot of the device allocations, for a launch.

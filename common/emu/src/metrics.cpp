@@ -38,6 +38,16 @@ struct Key {
 struct Totals {
   long long requests = 0, lanes = 0, bytes = 0, units = 0, ideal = 0, lines = 0, under_global_load = 0;
   std::map<long long, long long> strides;  ///< address step between neighbouring lanes -> requests
+  /// The count of the step counted last (an instruction's requests mostly repeat one): no search.
+  long long last_stride = 0;
+  long long* last_stride_count = nullptr;
+  void count_stride(long long step) {
+    if (!last_stride_count || step != last_stride) {
+      last_stride = step;
+      last_stride_count = &strides[step];
+    }
+    ++*last_stride_count;
+  }
   void add(const Totals& t) {
     requests += t.requests;
     lanes += t.lanes;
@@ -67,6 +77,27 @@ long long g_dropped = 0;
 ///   * 16 bytes: each half-warp is served on its own (at least one wavefront each); within a
 ///     half-warp a bank delivers the sum of its two quarter-warps' distinct words, and a half-warp
 ///     that reads one address takes one wavefront.
+/// Sorts a request's few keys (addresses, sectors, words; at most 64 or so), which lanes in order
+/// mostly give as one ascending run, or two (two rows, or a half-warp reading what the other
+/// half reads): a run or two costs a pass, not a sort.
+void sort_keys(std::vector<std::uintptr_t>& keys) {
+  const std::size_t n = keys.size();
+  std::size_t cut = 1;
+  while (cut < n && keys[cut - 1] <= keys[cut]) ++cut;
+  if (cut >= n) return;
+  std::size_t end = cut + 1;
+  while (end < n && keys[end - 1] <= keys[end]) ++end;
+  if (end < n) {
+    std::sort(keys.begin(), keys.end());
+    return;
+  }
+  static thread_local std::vector<std::uintptr_t> merged;
+  merged.resize(n);
+  std::merge(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(cut), keys.begin() + static_cast<std::ptrdiff_t>(cut),
+             keys.end(), merged.begin());
+  keys.swap(merged);
+}
+
 struct SharedCost {
   long long wavefronts = 0, ideal = 0;
 };
@@ -83,7 +114,7 @@ SharedCost shared_wavefronts(const std::vector<Access>& v, std::size_t i, std::s
       if (lane < lo || lane >= hi) continue;
       for (unsigned o = 0; o < v[k].size; o += 4) scratch.push_back((v[k].addr + o) >> 2);
     }
-    if (!std::is_sorted(scratch.begin(), scratch.end())) std::sort(scratch.begin(), scratch.end());
+    sort_keys(scratch);
     scratch.erase(std::unique(scratch.begin(), scratch.end()), scratch.end());
     if (per_bank)
       for (std::uintptr_t word : scratch) ++per_bank[word % 32];
@@ -142,13 +173,33 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
   scratch.clear();
   long long bytes = 0;
   const bool shared = v[i].flags & kShared;
-  if (!shared) {
+  // Every lane's access the same power-of-two size at a multiple of it (a float, a float4): each
+  // lies in one sector, and two either coincide or do not overlap. Then the sorted addresses
+  // give the distinct bytes, sectors and lines in one pass.
+  bool aligned = true;
+  const unsigned size = v[i].size;
+  for (std::size_t k = i; k < j; ++k) aligned &= v[k].size == size && (v[k].addr & (size - 1)) == 0;
+  aligned &= size <= 32 && (size & (size - 1)) == 0;
+  if (!shared && aligned) {
+    bytes = static_cast<long long>(size) * static_cast<long long>(j - i);
+    for (std::size_t k = i; k < j; ++k) scratch.push_back(v[k].addr);
+    sort_keys(scratch);
+    long long distinct = 0, sectors = 0, lines = 0;
+    for (std::size_t k = 0; k < scratch.size(); ++k) {
+      if (k > 0 && scratch[k] == scratch[k - 1]) continue;
+      ++distinct;
+      sectors += k == 0 || scratch[k] >> 5 != scratch[k - 1] >> 5;
+      lines += k == 0 || scratch[k] >> 7 != scratch[k - 1] >> 7;
+    }
+    t.units += sectors;
+    t.lines += lines;
+    t.ideal += (distinct * size + 31) / 32;
+  } else if (!shared) {
     for (std::size_t k = i; k < j; ++k) {
       bytes += v[k].size;
       for (std::uintptr_t s = v[k].addr >> 5; s <= (v[k].addr + v[k].size - 1) >> 5; ++s) scratch.push_back(s);
     }
-    // (Lanes in order mostly read ascending addresses: sorted already.)
-    if (!std::is_sorted(scratch.begin(), scratch.end())) std::sort(scratch.begin(), scratch.end());
+    sort_keys(scratch);
     const long long sectors = std::unique(scratch.begin(), scratch.end()) - scratch.begin();
     t.units += sectors;
     // 128-byte lines (4 sectors each) the sorted, distinct sectors fall in.
@@ -178,7 +229,7 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
   ++t.requests;
   for (std::size_t k = i; k + 1 < j; ++k)
     if (v[k + 1].lane == v[k].lane + 1) {
-      ++t.strides[static_cast<long long>(v[k + 1].addr) - static_cast<long long>(v[k].addr)];
+      t.count_stride(static_cast<long long>(v[k + 1].addr) - static_cast<long long>(v[k].addr));
       break;
     }
 }
@@ -189,8 +240,97 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
 /// order. Linear in the accesses: bucketed by instruction, then counting-sorted by k. (Each
 /// lane's accesses were recorded in its program order, so counting a lane's executions of an
 /// instruction in recording order numbers them as its sequence numbers would.)
+/// The usual case of group_requests, without a table of instructions: every lane of the warp made
+/// the same sequence of accesses (the same instructions in the same order, as lanes that never
+/// diverge do). The k-th access of each lane is then the k-th execution of one instruction by
+/// each, and the lanes' k-th accesses form request k. Each lane's accesses are a few runs of the
+/// recording (a lane runs until it returns or waits: mostly one run between two barriers).
+/// Returns false, having measured nothing, where the lanes' sequences differ or a lane of `need`
+/// made no access.
 template <typename F>
-void group_requests(std::vector<Access>& v, F measure_request) {
+bool group_lockstep(const std::vector<Access>& v, std::uint64_t need, F& measure_request) {
+  struct Run {
+    std::uint32_t begin, end;
+  };
+  static thread_local std::vector<Run> runs;            // in recording order
+  static thread_local std::vector<std::uint32_t> mine;  // [slot * per_lane + r]: a lane's r-th run
+  static thread_local std::vector<Access> out;
+  runs.clear();
+  for (std::size_t a = 0; a < v.size(); ++a)
+    if (a == 0 || v[a].lane != v[a - 1].lane) {
+      if (a) runs.back().end = static_cast<std::uint32_t>(a);
+      runs.push_back({static_cast<std::uint32_t>(a), 0});
+    }
+  runs.back().end = static_cast<std::uint32_t>(v.size());
+  std::uint32_t count[64] = {}, runs_of[64] = {};
+  std::uint64_t present = 0;
+  for (const Run& r : runs) {
+    const unsigned l = v[r.begin].lane % 64;
+    count[l] += r.end - r.begin;
+    ++runs_of[l];
+    present |= std::uint64_t{1} << l;
+  }
+  if (need & ~present) return false;
+  const unsigned lanes = static_cast<unsigned>(__builtin_popcountll(present));
+  const std::size_t n = v.size() / lanes;
+  unsigned slot_of[64];
+  std::uint32_t per_lane = 0;
+  for (unsigned l = 0, s = 0; l < 64; ++l)
+    if ((present >> l) & 1) {
+      if (count[l] != n) return false;
+      per_lane = std::max(per_lane, runs_of[l]);
+      slot_of[l] = s++;
+    }
+  mine.assign(static_cast<std::size_t>(lanes) * per_lane, 0);
+  std::uint32_t next[64] = {};
+  for (std::uint32_t r = 0; r < runs.size(); ++r) {
+    const unsigned s = slot_of[v[runs[r].begin].lane % 64];
+    mine[s * per_lane + next[s]++] = r;
+  }
+  // A lane's place in its own sequence: the access, the end of its run, the run's number.
+  struct Cursor {
+    std::uint32_t at, end, run;
+  };
+  auto start = [&](unsigned s) {
+    const Run& r = runs[mine[s * per_lane]];
+    return Cursor{r.begin, r.end, 0};
+  };
+  auto step = [&](unsigned s, Cursor& c) {
+    if (++c.at == c.end && ++c.run < next[s]) {
+      const Run& r = runs[mine[s * per_lane + c.run]];
+      c.at = r.begin;
+      c.end = r.end;
+    }
+  };
+  // Every lane's sequence the first lane's: the same instruction at each k.
+  auto key = [](const Access& a) { return static_cast<std::uint64_t>(a.ra) | (static_cast<std::uint64_t>(a.flags) << 56); };
+  for (unsigned s = 1; s < lanes; ++s) {
+    Cursor x = start(s), y = start(0);
+    for (std::size_t k = 0; k < n; ++k, step(s, x), step(0, y))
+      if (key(v[x.at]) != key(v[y.at])) return false;
+  }
+  Cursor cursor[64];
+  for (unsigned s = 0; s < lanes; ++s) cursor[s] = start(s);
+  for (std::size_t k = 0; k < n; ++k) {
+    out.clear();
+    for (unsigned s = 0; s < lanes; ++s) {  // in lane order
+      out.push_back(v[cursor[s].at]);
+      step(s, cursor[s]);
+    }
+    for (std::size_t i = 0; i < out.size();) {
+      std::size_t j = i + 1;
+      while (j < out.size() && out[j].lane / 32 == out[i].lane / 32) ++j;
+      measure_request(out, i, j);
+      i = j;
+    }
+  }
+  return true;
+}
+
+template <typename F>
+bool group_requests(std::vector<Access>& v, std::uint64_t need, bool lockstep_only, F measure_request) {
+  if (group_lockstep(v, need, measure_request)) return true;
+  if (lockstep_only) return false;
   static thread_local std::unordered_map<std::uint64_t, std::uint32_t> index;  // instruction -> bucket
   static thread_local std::vector<std::vector<std::uint32_t>> buckets;         // access indices per instruction
   static thread_local std::vector<std::uint32_t> first_of_k, order;
@@ -246,6 +386,7 @@ void group_requests(std::vector<Access>& v, F measure_request) {
       i = j;
     }
   }
+  return true;
 }
 
 }  // namespace
@@ -253,48 +394,79 @@ void group_requests(std::vector<Access>& v, F measure_request) {
 
 namespace gpulab::emu::detail {
 
+namespace {
+/// The requests of the block so far, per instruction: the warps measured at their end, then the
+/// rest at the block's (this worker's; cleared by tracing_end_block).
+thread_local std::map<Key, Totals> t_block_totals;
+thread_local std::uint64_t t_block_generation = 1;  ///< counts the clears of t_block_totals
+
+/// Measures the accesses warp `warp` recorded since it was last measured into t_block_totals, and
+/// forgets them. With lockstep_only, only where its lanes made the same sequence of accesses and
+/// every lane of `need` made some: the k-th execution of an instruction by each lane is then the
+/// same request whenever the rest are measured (each lane that can still make accesses has made
+/// the same number of each instruction's). Returns whether it measured them.
+bool measure_warp(Worker& w, std::size_t warp, std::uint64_t need, bool lockstep_only) {
+  std::vector<Access>& v = w.accesses[warp];
+  if (v.empty()) return true;
+  std::map<Key, Totals>& local = t_block_totals;
+  // The totals of instructions measured in this block, in a small table by return address
+  // (requests come per instruction, or in program order, cycling through a loop's instructions):
+  // no search of the map for most requests. Emptied with the map (t_block_generation).
+  struct Recent {
+    std::uintptr_t ra = 0;
+    std::uint8_t flags = 0;
+    Totals* totals = nullptr;
+    std::uint64_t generation = 0;
+  };
+  static thread_local Recent recent[64];
+  const bool measured = group_requests(v, need, lockstep_only, [&](const std::vector<Access>& req, std::size_t i, std::size_t j) {
+    Recent& r = recent[(req[i].ra ^ (req[i].ra >> 6) ^ req[i].flags) % 64];
+    if (r.generation != t_block_generation || r.ra != req[i].ra || r.flags != req[i].flags)
+      r = Recent{req[i].ra, req[i].flags, &local[Key{w.launch->id, w.launch->file, w.launch->line, req[i].ra, req[i].flags}],
+                 t_block_generation};
+    measure(req, i, j, *r.totals);
+  });
+  if (!measured) return false;
+  // Shared loads each lane made while a global load of its own had not yet been followed by a
+  // shared store (the loaded value is on its way to shared memory): work that can hide that
+  // load's latency, as in a double-buffered tile loop. Walked in recording order, which is each
+  // lane's program order; which lanes wait for such a store is kept from one measure to the next.
+  // Counted per instruction here, added to the instruction's totals once per measure.
+  static thread_local std::unordered_map<std::uintptr_t, long long> hidden;
+  hidden.clear();
+  std::uint64_t pending = w.loads_pending[warp];  // (in a register: not a store per access)
+  for (const Access& a : v) {
+    const std::uint64_t bit = std::uint64_t{1} << (a.lane % 64);
+    if (a.flags & kAtomic) continue;
+    if (!(a.flags & kShared)) {
+      if (!(a.flags & kStore)) pending |= bit;
+    } else if (a.flags & kStore) {
+      pending &= ~bit;
+    } else if (pending & bit) {
+      ++hidden[a.ra];  // a shared load: flags kShared alone
+    }
+  }
+  w.loads_pending[warp] = pending;
+  for (const auto& [ra, n] : hidden)
+    local[Key{w.launch->id, w.launch->file, w.launch->line, ra, kShared}].under_global_load += n;
+  v.clear();
+  return true;
+}
+}  // namespace
+
+void tracing_end_warp(Worker& w, int warp) { measure_warp(w, static_cast<std::size_t>(warp), 0, false); }
+
+void tracing_end_phase(Worker& w) {
+  if (!w.checked) return;
+  for (std::size_t i = 0; i < w.accesses.size(); ++i) measure_warp(w, i, w.warps[i].live, true);
+}
+
 void tracing_end_block(Worker& w) {
   tracing_flush_pending(w);
   // A block nobody traced (or that made no access) has nothing to add: no lock to take.
   if (w.recorded == 0 && w.dropped == 0 && w.findings.empty() && !w.launch->watched) return;
-  std::map<Key, Totals> local;
-  for (std::vector<Access>& v : w.accesses) {
-    if (v.empty()) continue;
-    // Shared loads each lane made while a global load of its own had not yet been followed by a
-    // shared store (the loaded value is on its way to shared memory): work that can hide that
-    // load's latency, as in a double-buffered tile loop. Walked in recording order, which is each
-    // lane's program order.
-    // Counted per instruction here, added to the instruction's totals once per warp.
-    static thread_local std::unordered_map<std::uintptr_t, long long> hidden;
-    hidden.clear();
-    {
-      bool pending[64] = {};
-      for (const Access& a : v) {
-        if (a.flags & kAtomic) continue;
-        if (!(a.flags & kShared)) {
-          if (!(a.flags & kStore)) pending[a.lane % 64] = true;
-        } else if (a.flags & kStore) {
-          pending[a.lane % 64] = false;
-        } else if (pending[a.lane % 64]) {
-          ++hidden[a.ra];  // a shared load: flags kShared alone
-        }
-      }
-    }
-    for (const auto& [ra, n] : hidden)
-      local[Key{w.launch->id, w.launch->file, w.launch->line, ra, kShared}].under_global_load += n;
-    Totals* totals = nullptr;  // of the instruction of the last request: requests come per instruction
-    std::uintptr_t totals_ra = 0;
-    std::uint8_t totals_flags = 0;
-    group_requests(v, [&](const std::vector<Access>& req, std::size_t i, std::size_t j) {
-      if (!totals || req[i].ra != totals_ra || req[i].flags != totals_flags) {
-        totals = &local[Key{w.launch->id, w.launch->file, w.launch->line, req[i].ra, req[i].flags}];
-        totals_ra = req[i].ra;
-        totals_flags = req[i].flags;
-      }
-      measure(req, i, j, *totals);
-    });
-    v.clear();
-  }
+  std::map<Key, Totals>& local = t_block_totals;
+  for (std::size_t i = 0; i < w.accesses.size(); ++i) measure_warp(w, i, 0, false);
   if (w.launch->watched) {
     LaunchCounts block;
     for (const auto& [k, t] : local) {
@@ -321,6 +493,8 @@ void tracing_end_block(Worker& w) {
   }
   std::lock_guard<std::mutex> lock(g_mutex);
   for (const auto& [k, t] : local) g_totals[k].add(t);
+  local.clear();
+  ++t_block_generation;
   g_dropped += w.dropped;
   w.dropped = 0;
   for (FindingRecord& f : w.findings) {
@@ -456,17 +630,20 @@ bool sample_checks() {
 void set_check_sampling(bool sample) { g_sample.store(sample ? 1 : 0); }
 
 bool detail::block_is_checked(unsigned long long launch_id, unsigned long long id, unsigned long long blocks) {
-  bool checked = true;
-  if (sample_checks() && id != 0 && id + 1 != blocks) {
-    std::uint64_t h = (launch_id << 32) ^ id ^ 0x9e3779b97f4a7c15ull;  // splitmix64's finaliser
+  // The sample: the first and the last block (where a grid's edge cases are), and two more drawn
+  // by a hash of the launch's number (the same whatever the workers, and from run to run). A
+  // checked block costs a few hundred times an unchecked one, so the sample is kept to a fixed
+  // few: the checks' share of a large grid's time stays small.
+  constexpr unsigned kDrawn = 2;
+  if (!sample_checks() || blocks <= kDrawn + 2 || id == 0 || id + 1 == blocks) return true;
+  for (unsigned r = 0; r < kDrawn; ++r) {
+    std::uint64_t h = (launch_id << 8) + r + 0x9e3779b97f4a7c15ull;  // splitmix64's finaliser
     h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
     h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
     h ^= h >> 31;
-    // 1 in 16 blocks of small grids; about 16 of a larger grid's (its traced blocks' cost then
-    // stays a small share of the launch, whatever the grid).
-    checked = h % std::max<unsigned long long>(16, blocks / 16) == 0;
+    if (id == 1 + h % (blocks - 2)) return true;
   }
-  return checked;
+  return false;
 }
 
 void detail::count_checked_blocks(long long blocks, long long checked, long long loops) {

@@ -263,6 +263,9 @@ void thread_returned(Worker& w, Thread& self) {
   if (w.exited++ == 0) w.first_exited = &self;
   Warp& warp = w.warps[static_cast<std::size_t>(self.warp)];
   warp.live &= ~(1ull << self.lane);
+  // Its warp's accesses are complete: measured now, while still in cache (a block without
+  // barriers runs its warps one after another).
+  if (warp.live == 0) tracing_end_warp(w, self.warp);
   if (w.bar_arrived > 0)
     fault("exit-at-barrier", returned_while_waiting(describe_thread(w, self), w.bar_arrived, w.bar_file, w.bar_line));
   // Lanes that wait for this one in a warp collective may now be complete without it.
@@ -589,6 +592,7 @@ void worker_loop(Launch& L, int worker_id) {
     }
   }
   count_checked_blocks(blocks_run + w.loop_blocks, checked_run + w.loop_checked, w.loop_blocks);
+  tracing_end_launch(w);
   gpulab_emu_icount = saved_icount;
   for (int c = 0; c < instr::classes; ++c)
     if (icount[c]) g_icount_total[c].fetch_add(static_cast<long long>(icount[c]));
@@ -652,6 +656,7 @@ int sync_block(BarrierOp op, int pred, const char* file, int line) {
     case BarrierOp::sync: break;
   }
   if (++w.bar_arrived == w.live) {
+    if (w.recorded) tracing_end_phase(w);  // the warps' requests so far, while still in cache
     watch_count_barrier();
     ++w.bar_epoch;  // accesses before and after this barrier are ordered
     w.bar_result = w.bar_acc;

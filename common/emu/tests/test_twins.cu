@@ -60,8 +60,9 @@ TEST(Twins, SampledLaunchComputesEveryBlockAndMeasuresOnlyTheSample) {
     // One load request per warp of a checked block (in[i]).
     EXPECT_EQ(load_requests(), checked * (threads / 32));
     if (sample) {
-      EXPECT_GE(checked, 2);   // the first and the last block at least
-      EXPECT_LE(checked, 40);  // about 16 of a large grid
+      // The first and the last block, and two drawn from the others (which may coincide).
+      EXPECT_GE(checked, 3);
+      EXPECT_LE(checked, 4);
     } else {
       EXPECT_EQ(checked, blocks);
     }
