@@ -932,6 +932,13 @@ std::vector<KernelResources> kernel_resources(std::string& why) {
   return out;
 }
 
+void report_roofline(const Call& call) {
+  const CopyPrediction roofline = predict_fraction_of_copy(call, "H200");
+  if (roofline.available)
+    info("roofline " + call.what(),
+         std::to_string(roofline.fraction) + "\t" + roofline.bound + "\t" + std::to_string(call.io_bytes()));
+}
+
 void report_metrics(const Call& call) {
   std::ostringstream table;
   std::string launch;
@@ -944,10 +951,7 @@ void report_metrics(const Call& call) {
     table << buf;
   }
   info("metrics", table.str());
-  const CopyPrediction roofline = predict_fraction_of_copy(call, "H200");
-  if (roofline.available)
-    info("roofline " + call.what(),
-         std::to_string(roofline.fraction) + "\t" + roofline.bound + "\t" + std::to_string(call.io_bytes()));
+  report_roofline(call);
   for (const auto& m : call.metrics())
     emit_metric({m.launch, m.where, m.shared ? "shared" : "global", m.atomic ? "atomic" : m.store ? "store" : "load",
                  std::to_string(m.requests), std::to_string(m.per_request()), std::to_string(m.ideal_per_request()),

@@ -218,8 +218,12 @@ class DeviceData {
 /// Fails the running check with the sanitizer findings of `calls` (first five kinds shown, the
 /// rest counted) and records their number; on GPU back-ends: not measured.
 void judge_findings(const std::vector<const Call*>& calls);
-/// Puts a call's metric rows into the report (JSON "metrics" rows and the info table).
+/// Puts a call's metric rows into the report (JSON "metrics" rows and the info table), and its
+/// roofline (report_roofline).
 void report_metrics(const Call& call);
+/// Puts a call's roofline into the report's info ("roofline CALL": the predicted fraction of copy,
+/// the bound, the call's input and output bytes; tools/perfmodel/roofline_labs.py reads it).
+void report_roofline(const Call& call);
 /// The launch of a call that moved the most global sectors (nullptr when none was recorded);
 /// `total_sectors`: all its launches' sectors.
 const Evidence::Launch* busiest_launch(const Call& call, long long& total_sectors);
