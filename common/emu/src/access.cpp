@@ -615,6 +615,7 @@ void tracing_begin_launch(Worker& w) {
   for (std::vector<Access>& v : w.accesses) v.clear();
   w.accesses.resize(w.warps.size());
   w.loads_pending.assign(w.warps.size(), 0);
+  w.group_retry.assign(w.warps.size(), 0);
   const std::size_t words = (w.static_shared_end - w.static_shared_begin + 3) / 4 + (w.launch->dynamic_shared + 3) / 4;
   w.shadow.assign(words, ShadowWord{});
   w.shadow_lo = words;
@@ -645,6 +646,7 @@ void tracing_begin_block(Worker& w) {
   w.bar_epoch = 1;
   w.recorded = 0;
   std::fill(w.loads_pending.begin(), w.loads_pending.end(), 0);
+  std::fill(w.group_retry.begin(), w.group_retry.end(), 0);
 }
 
 const char* finding_kind_name(int kind) {

@@ -298,6 +298,7 @@ struct Worker {
   // ranges and their shadow, and the findings of this worker not yet merged.
   std::vector<std::vector<Access>> accesses;
   std::vector<std::uint64_t> loads_pending;  ///< per warp: lanes whose global load awaits a shared store
+  std::vector<std::size_t> group_retry;  ///< per warp: the accesses at which tracing_end_phase tries again
   std::uintptr_t static_shared_begin = 0, static_shared_end = 0;
   std::vector<ShadowWord> shadow;  ///< static shared words, then dynamic shared words
   /// The shadow words this block has written, [shadow_lo, shadow_hi): cleared at the next block's

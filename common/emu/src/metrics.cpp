@@ -39,14 +39,23 @@ struct Totals {
   long long requests = 0, lanes = 0, bytes = 0, units = 0, ideal = 0, lines = 0, under_global_load = 0;
   std::map<long long, long long> strides;  ///< address step between neighbouring lanes -> requests
   /// The count of the step counted last (an instruction's requests mostly repeat one): no search.
-  long long last_stride = 0;
-  long long* last_stride_count = nullptr;
-  void count_stride(long long step) {
-    if (!last_stride_count || step != last_stride) {
-      last_stride = step;
-      last_stride_count = &strides[step];
+  /// A pointer into this object's `strides`, so a copy starts without it.
+  struct LastStride {
+    long long step = 0;
+    long long* count = nullptr;
+    LastStride() = default;
+    LastStride(const LastStride&) {}
+    LastStride& operator=(const LastStride&) {
+      count = nullptr;
+      return *this;
     }
-    ++*last_stride_count;
+  } last_stride;
+  void count_stride(long long step) {
+    if (!last_stride.count || step != last_stride.step) {
+      last_stride.step = step;
+      last_stride.count = &strides[step];
+    }
+    ++*last_stride.count;
   }
   void add(const Totals& t) {
     requests += t.requests;
@@ -262,7 +271,19 @@ bool group_lockstep(const std::vector<Access>& v, std::uint64_t need, F& measure
       runs.push_back({static_cast<std::uint32_t>(a), 0});
     }
   runs.back().end = static_cast<std::uint32_t>(v.size());
-  std::uint32_t count[64] = {}, runs_of[64] = {};
+  // Per-lane tables off the stack: grouping runs on a fiber's stack, at a barrier or a return.
+  struct Lanes {
+    std::uint32_t count[64], runs_of[64], next[64];
+    unsigned slot_of[64];
+  };
+  static thread_local Lanes t;
+  std::uint32_t* const count = t.count;
+  std::uint32_t* const runs_of = t.runs_of;
+  std::uint32_t* const next = t.next;
+  unsigned* const slot_of = t.slot_of;
+  std::fill(count, count + 64, 0u);
+  std::fill(runs_of, runs_of + 64, 0u);
+  std::fill(next, next + 64, 0u);
   std::uint64_t present = 0;
   for (const Run& r : runs) {
     const unsigned l = v[r.begin].lane % 64;
@@ -273,7 +294,6 @@ bool group_lockstep(const std::vector<Access>& v, std::uint64_t need, F& measure
   if (need & ~present) return false;
   const unsigned lanes = static_cast<unsigned>(__builtin_popcountll(present));
   const std::size_t n = v.size() / lanes;
-  unsigned slot_of[64];
   std::uint32_t per_lane = 0;
   for (unsigned l = 0, s = 0; l < 64; ++l)
     if ((present >> l) & 1) {
@@ -282,7 +302,6 @@ bool group_lockstep(const std::vector<Access>& v, std::uint64_t need, F& measure
       slot_of[l] = s++;
     }
   mine.assign(static_cast<std::size_t>(lanes) * per_lane, 0);
-  std::uint32_t next[64] = {};
   for (std::uint32_t r = 0; r < runs.size(); ++r) {
     const unsigned s = slot_of[v[runs[r].begin].lane % 64];
     mine[s * per_lane + next[s]++] = r;
@@ -309,7 +328,7 @@ bool group_lockstep(const std::vector<Access>& v, std::uint64_t need, F& measure
     for (std::size_t k = 0; k < n; ++k, step(s, x), step(0, y))
       if (key(v[x.at]) != key(v[y.at])) return false;
   }
-  Cursor cursor[64];
+  static thread_local Cursor cursor[64];
   for (unsigned s = 0; s < lanes; ++s) cursor[s] = start(s);
   for (std::size_t k = 0; k < n; ++k) {
     out.clear();
@@ -458,7 +477,14 @@ void tracing_end_warp(Worker& w, int warp) { measure_warp(w, static_cast<std::si
 
 void tracing_end_phase(Worker& w) {
   if (!w.checked) return;
-  for (std::size_t i = 0; i < w.accesses.size(); ++i) measure_warp(w, i, w.warps[i].live, true);
+  for (std::size_t i = 0; i < w.accesses.size(); ++i) {
+    // A warp that could not be grouped is tried again only once its accesses have doubled: its
+    // lanes' sequences rarely agree again, and trying at every barrier would walk them each time
+    // (a loop of barriers in which one lane stores: quadratic in the barriers).
+    const std::size_t size = w.accesses[i].size();
+    if (size == 0 || size < w.group_retry[i]) continue;
+    w.group_retry[i] = measure_warp(w, i, w.warps[i].live, true) ? 0 : 2 * size;
+  }
 }
 
 void tracing_end_block(Worker& w) {
