@@ -354,9 +354,8 @@ void install_fault_handlers_for_this_thread();
 void on_access(const void* p, unsigned size, bool store, void* return_address);
 void on_atomic(const void* p, unsigned size, void* return_address);
 /// Whether block `id` of launch `launch_id` (of `blocks`) is checked in full: always, unless
-/// GPULAB_EMU_CHECKS=sample, then the first and last blocks and a fixed pseudo-random 1 in 16 of
-/// the others (a hash of the launch and block numbers: the same blocks on every run and for any
-/// number of workers).
+/// GPULAB_EMU_CHECKS=sample, then the first and last blocks and two drawn from the others by a
+/// hash of the launch's number (the same blocks on every run and for any number of workers).
 bool block_is_checked(unsigned long long launch_id, unsigned long long id, unsigned long long blocks);
 /// Adds a worker's blocks of a launch, how many of them were checked and how many ran as block
 /// loops, to check_coverage().

@@ -34,7 +34,7 @@ void report_at_exit() {
   const bool checks_off = &gpulab_emu_checks_off != nullptr;
   if (const CheckCoverage c = check_coverage(); !checks_off && c.sampled)
     std::printf("checks sampled (--checks=sample): %lld of %lld blocks checked in full (the first and last of each launch\n"
-                "and a fixed 1 in 16 of the others, about 16 of a grid over 256 blocks); the metrics and the whole\n"
+                "and two more drawn by the launch's number, the same on every run); the metrics and the whole\n"
                 "sanitizer cover those blocks only: the others run as with --no-checks (an out-of-bounds access\n"
                 "there may crash or pass silently). Run without --checks=sample to check every block.\n",
                 c.checked_blocks, c.blocks);
