@@ -147,6 +147,22 @@ SharedCost shared_wavefronts(const std::vector<Access>& v, std::size_t i, std::s
   };
   SharedCost c;
   if (width <= 4) {
+    // The usual case first: no bank holds two distinct words (a broadcast shares one), so one
+    // wavefront serves the request, as few as its words allow.
+    std::uintptr_t word_of_bank[32];
+    std::uint32_t banks_used = 0;
+    bool conflict = false;
+    for (std::size_t k = i; k < j && !conflict; ++k) {
+      const std::uintptr_t word = v[k].addr >> 2;
+      const unsigned bank = static_cast<unsigned>(word % 32);
+      if (!(banks_used >> bank & 1u)) {
+        banks_used |= 1u << bank;
+        word_of_bank[bank] = word;
+      } else {
+        conflict = word_of_bank[bank] != word;
+      }
+    }
+    if (!conflict) return {banks_used ? 1 : 0, 1};
     int per_bank[32] = {};
     const long long words = add_words(0, 32, per_bank);
     c.wavefronts = *std::max_element(per_bank, per_bank + 32);
