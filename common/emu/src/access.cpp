@@ -217,7 +217,7 @@ void watch_mark(const Launch& L, long index, std::uintptr_t a, unsigned size, st
 /// A load or store by host code of a traced file (not inside a kernel). Legal on the emulator,
 /// where device memory is host memory, but an illegal address on a GPU: reported, not stopped,
 /// so that the program runs on and the grader can say what happened.
-void host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
+__attribute__((noinline)) void host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
   if (!device_allocation_of(a, size, base, bytes)) return;  // host memory: nothing to say
@@ -247,7 +247,7 @@ std::string write_write_race(const Worker& w, const Thread& t, unsigned other, b
 /// The deferred check of a same-warp store, or of any store to a device word another thread of
 /// the block wrote (PendingStore): now that the store has happened, a race only if it changed the
 /// bytes (threads that all write the same value to a flag do not race).
-void flush_pending_store(Worker& w) {
+__attribute__((noinline)) void flush_pending_store(Worker& w) {
   PendingStore& p = w.pending_store;
   if (!p.active) return;
   p.active = false;
@@ -293,7 +293,7 @@ bool ordered_in_block(const Worker& w, const Thread& t, std::uint16_t other, std
 /// a plain store that changes such a word. Atomics are neither checked nor kept; nor is a load
 /// before another thread's store (the order the emulator runs lanes in cannot tell which came
 /// first on a GPU). Across blocks nothing is checked: a block's accesses are forgotten when it ends.
-void check_global(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
+__attribute__((noinline)) void check_global(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
   const std::uint32_t epoch = w.bar_epoch;
   const std::uint32_t sync = w.warps[static_cast<std::size_t>(t.warp)].sync_epoch;
   const auto me = static_cast<std::uint16_t>(t.linear);
