@@ -134,18 +134,29 @@ std::string near_allocation(const Launch& L, std::uintptr_t a, unsigned size, bo
 /// Static `__shared__` memory: the variable holding [a, a+size), or a description of where an
 /// access outside every variable lies (empty when it is inside one, or when the executable has no
 /// symbol table to say where its variables are).
+/// Whether [a, a+size) lies in one of the two `__shared__` variables the worker's last shared
+/// accesses were in (a tiled kernel alternates between its tiles; the one found becomes the first).
+inline bool in_hinted_shared_variable(const Worker& w, std::uintptr_t a, unsigned size) {
+  const auto& vars = *w.shared_vars;
+  for (int i = 0; i < 2; ++i) {
+    const std::size_t h = w.shared_hint[i];
+    if (h < vars.size() && a >= w.static_shared_begin + vars[h].offset &&
+        a + size <= w.static_shared_begin + vars[h].offset + vars[h].size) {
+      if (i == 1) std::swap(w.shared_hint[0], w.shared_hint[1]);
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string outside_shared_variables(const Worker& w, std::uintptr_t a, unsigned size) {
   const auto& vars = *w.shared_vars;
   if (vars.empty()) return {};
   const std::uintptr_t begin = w.static_shared_begin;
   auto holds = [&](const SharedVariable& v) { return a >= begin + v.offset && a + size <= begin + v.offset + v.size; };
-  // The common case: one of the two variables last accessed (a tiled kernel alternates between
-  // its tiles), else the one whose offset is the highest at or below the access (sorted by offset).
-  if (w.shared_hint[0] < vars.size() && holds(vars[w.shared_hint[0]])) return {};
-  if (w.shared_hint[1] < vars.size() && holds(vars[w.shared_hint[1]])) {
-    std::swap(w.shared_hint[0], w.shared_hint[1]);
-    return {};
-  }
+  // The common case: one of the two variables last accessed, else the one whose offset is the
+  // highest at or below the access (sorted by offset).
+  if (in_hinted_shared_variable(w, a, size)) return {};
   const auto above = std::upper_bound(vars.begin(), vars.end(), a - begin,
                                       [](std::uintptr_t off, const SharedVariable& v) { return off < v.offset; });
   if (above != vars.begin() && holds(*(above - 1))) {
@@ -429,6 +440,21 @@ __attribute__((always_inline)) inline void record(Worker& w, Thread& t, std::uin
   x.flags = flags;
 }
 
+/// The launch's allocation holding [a, a+size) if it is one of the worker's last two device
+/// accesses' (a kernel reading two arrays alternates between them; the one found becomes the
+/// first), else -1.
+inline long hinted_allocation(Worker& w, const Launch& L, std::uintptr_t a, unsigned size) {
+  for (int i = 0; i < 2; ++i) {
+    const std::size_t h = w.allocation_hint[i];
+    if (h < L.allocations.size() && a >= L.allocations[h].first &&
+        a + size <= L.allocations[h].first + L.allocations[h].second) {
+      if (i == 1) std::swap(w.allocation_hint[0], w.allocation_hint[1]);
+      return static_cast<long>(h);
+    }
+  }
+  return -1;
+}
+
 /// An access of device memory, inside the launch's allocation `index`: the watch, the sanitizer's
 /// race check, the metrics.
 __attribute__((always_inline)) inline void device_access(Worker& w, Thread& t, const Launch& L, std::size_t index, std::uintptr_t a, unsigned size,
@@ -460,32 +486,19 @@ __attribute__((always_inline)) inline void trace(const void* p, unsigned size, s
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   if ((a & (size - 1)) == 0) [[likely]] {
     const Launch& L = *w->launch;
-    // The allocations of this worker's last two device accesses (a kernel reading two arrays
-    // alternates between them).
-    for (int i = 0; i < 2; ++i) {
-      const std::size_t h = w->allocation_hint[i];
-      if (h < L.allocations.size() && a >= L.allocations[h].first &&
-          a + size <= L.allocations[h].first + L.allocations[h].second) {
-        if (i == 1) std::swap(w->allocation_hint[0], w->allocation_hint[1]);
-        w->last_address = a;
-        w->last_size = size;
-        device_access(*w, *w->current, L, h, a, size, flags, ra);
-        return;
-      }
+    if (const long h = hinted_allocation(*w, L, a, size); h >= 0) {
+      w->last_address = a;
+      w->last_size = size;
+      device_access(*w, *w->current, L, static_cast<std::size_t>(h), a, size, flags, ra);
+      return;
     }
-    if (a >= w->static_shared_begin && a < w->static_shared_end) {
-      const auto& vars = *w->shared_vars;
-      const std::uintptr_t begin = w->static_shared_begin;
-      auto holds = [&](std::size_t h) {
-        return h < vars.size() && a >= begin + vars[h].offset && a + size <= begin + vars[h].offset + vars[h].size;
-      };
-      if (holds(w->shared_hint[0]) || (holds(w->shared_hint[1]) && (std::swap(w->shared_hint[0], w->shared_hint[1]), true))) {
-        w->last_address = a;
-        w->last_size = size;
-        if (g_sanitizer && !(flags & kAtomic) && w->checked) check_shared(*w, *w->current, a, size, flags & kStore, ra, begin, 0);
-        record(*w, *w->current, a, size, flags | kShared, ra);
-        return;
-      }
+    if (a >= w->static_shared_begin && a < w->static_shared_end && in_hinted_shared_variable(*w, a, size)) {
+      w->last_address = a;
+      w->last_size = size;
+      if (g_sanitizer && !(flags & kAtomic) && w->checked)
+        check_shared(*w, *w->current, a, size, flags & kStore, ra, w->static_shared_begin, 0);
+      record(*w, *w->current, a, size, flags | kShared, ra);
+      return;
     }
   }
   trace_any(w, a, size, flags, ra);
@@ -531,26 +544,19 @@ __attribute__((noinline)) void trace_any(Worker* w, std::uintptr_t a, unsigned s
   if (a >= lo && a < lo + s.size) return;
   // The allocations of this worker's last two device accesses first (a kernel reading two arrays
   // alternates between them), then a search of the launch's allocations.
-  long index = -1;
-  auto holds = [&](std::size_t h) {
-    return h < L.allocations.size() && a >= L.allocations[h].first && a + size <= L.allocations[h].first + L.allocations[h].second;
-  };
+  long index = hinted_allocation(*w, L, a, size);
   // The index built-ins (never device memory), read in every thread of a traced file.
   auto inside = [a](const auto& v) {
     const auto b = reinterpret_cast<std::uintptr_t>(&v);
     return a >= b && a < b + sizeof v;
   };
   const bool built_in = !store && (inside(::threadIdx) || inside(::blockIdx) || inside(::blockDim) || inside(::gridDim));
-  if (holds(w->allocation_hint[0])) {
-    index = static_cast<long>(w->allocation_hint[0]);
-  } else if (holds(w->allocation_hint[1])) {
-    index = static_cast<long>(w->allocation_hint[1]);
-    std::swap(w->allocation_hint[0], w->allocation_hint[1]);
-  } else if (built_in) {
-    return;
-  } else if ((index = find_device(L, a, size)) >= 0) {
-    w->allocation_hint[1] = w->allocation_hint[0];
-    w->allocation_hint[0] = static_cast<std::size_t>(index);
+  if (index < 0) {
+    if (built_in) return;
+    if ((index = find_device(L, a, size)) >= 0) {
+      w->allocation_hint[1] = w->allocation_hint[0];
+      w->allocation_hint[0] = static_cast<std::size_t>(index);
+    }
   }
   if (index >= 0) {
     device_access(*w, t, L, static_cast<std::size_t>(index), a, size, flags, ra);

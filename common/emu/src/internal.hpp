@@ -256,9 +256,9 @@ struct Launch {
 /// of it (and never lands on someone else's data).
 constexpr std::size_t kDynamicSharedPad = 16 * 1024;
 
-/// Everything one worker OS thread needs while it runs a block.
 struct SharedVariable;
 
+/// Everything one worker OS thread needs while it runs a block.
 struct Worker {
   int id = 0;
   const Launch* launch = nullptr;

@@ -75,17 +75,6 @@ std::vector<FindingRecord> g_findings;  ///< merged: per (kind, ra) the lowest b
 long long g_findings_total = 0;
 long long g_dropped = 0;
 
-/// Wavefronts of one shared-memory request (lanes [i, j) of a sorted group) under 32 banks of 4
-/// bytes, and the fewest its width allows. Measured against Nsight Compute on an H200
-/// (tools/validation/kernels.cu, 18 lane patterns at each width: docs/emulator-metrics.md):
-///   * up to 4 bytes per lane: the most distinct words any one bank must deliver (lanes reading
-///     the same word share it, a broadcast);
-///   * 8 bytes: the warp's two half-warps each read their distinct words, and a bank delivers the
-///     sum of both halves' (a word both halves read counts twice), unless the whole warp reads one
-///     address; at least one wavefront per 128 bytes of the quarter-warps' distinct data;
-///   * 16 bytes: each half-warp is served on its own (at least one wavefront each); within a
-///     half-warp a bank delivers the sum of its two quarter-warps' distinct words, and a half-warp
-///     that reads one address takes one wavefront.
 /// Sorts a request's few keys (addresses, sectors, words; at most 64 or so), which lanes in order
 /// mostly give as one ascending run, or two (two rows, or a half-warp reading what the other
 /// half reads): a run or two costs a pass, not a sort.
@@ -107,6 +96,17 @@ void sort_keys(std::vector<std::uintptr_t>& keys) {
   keys.swap(merged);
 }
 
+/// Wavefronts of one shared-memory request (lanes [i, j) of a sorted group) under 32 banks of 4
+/// bytes, and the fewest its width allows. Measured against Nsight Compute on an H200
+/// (tools/validation/kernels.cu, 18 lane patterns at each width: docs/emulator-metrics.md):
+///   * up to 4 bytes per lane: the most distinct words any one bank must deliver (lanes reading
+///     the same word share it, a broadcast);
+///   * 8 bytes: the warp's two half-warps each read their distinct words, and a bank delivers the
+///     sum of both halves' (a word both halves read counts twice), unless the whole warp reads one
+///     address; at least one wavefront per 128 bytes of the quarter-warps' distinct data;
+///   * 16 bytes: each half-warp is served on its own (at least one wavefront each); within a
+///     half-warp a bank delivers the sum of its two quarter-warps' distinct words, and a half-warp
+///     that reads one address takes one wavefront.
 struct SharedCost {
   long long wavefronts = 0, ideal = 0;
 };
@@ -259,12 +259,12 @@ void measure(const std::vector<Access>& v, std::size_t i, std::size_t j, Totals&
     }
 }
 
-/// Forms a warp's requests from its accesses (in the order they were recorded) and calls
-/// measure_request(out, i, j) for each: the k-th execution of an instruction by each lane of the
-/// warp is one request, formed per 32 lanes (a 64-lane warp counts as two), its accesses in lane
-/// order. Linear in the accesses: bucketed by instruction, then counting-sorted by k. (Each
-/// lane's accesses were recorded in its program order, so counting a lane's executions of an
-/// instruction in recording order numbers them as its sequence numbers would.)
+/// An instruction of a warp's accesses: its return address, with the flags above the 56 bits a
+/// user-space address needs.
+inline std::uint64_t instruction_key(const Access& a) {
+  return static_cast<std::uint64_t>(a.ra) | (static_cast<std::uint64_t>(a.flags) << 56);
+}
+
 /// The usual case of group_requests, without a table of instructions: every lane of the warp made
 /// the same sequence of accesses (the same instructions in the same order, as lanes that never
 /// diverge do). The k-th access of each lane is then the k-th execution of one instruction by
@@ -338,11 +338,10 @@ bool group_lockstep(const std::vector<Access>& v, std::uint64_t need, F& measure
     }
   };
   // Every lane's sequence the first lane's: the same instruction at each k.
-  auto key = [](const Access& a) { return static_cast<std::uint64_t>(a.ra) | (static_cast<std::uint64_t>(a.flags) << 56); };
   for (unsigned s = 1; s < lanes; ++s) {
     Cursor x = start(s), y = start(0);
     for (std::size_t k = 0; k < n; ++k, step(s, x), step(0, y))
-      if (key(v[x.at]) != key(v[y.at])) return false;
+      if (instruction_key(v[x.at]) != instruction_key(v[y.at])) return false;
   }
   static thread_local Cursor cursor[64];
   for (unsigned s = 0; s < lanes; ++s) cursor[s] = start(s);
@@ -362,6 +361,14 @@ bool group_lockstep(const std::vector<Access>& v, std::uint64_t need, F& measure
   return true;
 }
 
+/// Forms a warp's requests from its accesses (in the order they were recorded) and calls
+/// measure_request(out, i, j) for each: the k-th execution of an instruction by each lane of the
+/// warp is one request, formed per 32 lanes (a 64-lane warp counts as two), its accesses in lane
+/// order. In lockstep where it can (group_lockstep, which `need` is passed to); else, unless
+/// lockstep_only (then it returns false, having measured nothing), linear in the accesses:
+/// bucketed by instruction, then counting-sorted by k. (Each lane's accesses were recorded in its
+/// program order, so counting a lane's executions of an instruction in recording order numbers
+/// them as its sequence numbers would.)
 template <typename F>
 bool group_requests(std::vector<Access>& v, std::uint64_t need, bool lockstep_only, F measure_request) {
   if (group_lockstep(v, need, measure_request)) return true;
@@ -375,8 +382,7 @@ bool group_requests(std::vector<Access>& v, std::uint64_t need, bool lockstep_on
   std::uint64_t last_key = ~0ull;
   std::uint32_t last_bucket = 0;
   for (std::size_t a = 0; a < v.size(); ++a) {
-    // Addresses of user space fit in 56 bits: the flags go above them.
-    const std::uint64_t key = static_cast<std::uint64_t>(v[a].ra) | (static_cast<std::uint64_t>(v[a].flags) << 56);
+    const std::uint64_t key = instruction_key(v[a]);
     if (key != last_key) {
       auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(used));
       if (fresh) {
