@@ -4,6 +4,7 @@
 #include <cstring>
 #include <thread>
 
+#include "gpulab/emu/runtime.hpp"
 #include "gpulab/emu/watch.hpp"
 #include "gpulab/gpu.hpp"
 #include "gpulab/host.hpp"
@@ -57,22 +58,27 @@ void device_free(void* p) noexcept { emu::device_free(p); }
 void copy_to_device(void* dst, const void* src, std::size_t bytes, const char* file, int line) {
   require_device(dst, bytes, "copy_to_device destination", file, line);
   emu::note_host_write(dst, bytes, "copy_to_device", file, line);
+  const emu::DeviceMemoryScope open;
   if (bytes) std::memcpy(dst, src, bytes);
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes, const char* file, int line) {
   synchronize(file, line);
   require_device(src, bytes, "copy_to_host source", file, line);
+  emu::note_host_read(src, bytes, "copy_to_host", file, line);
+  const emu::DeviceMemoryScope open;
   if (bytes) std::memcpy(dst, src, bytes);
 }
 void copy_device_to_device(void* dst, const void* src, std::size_t bytes, const char* file, int line) {
   require_device(src, bytes, "copy_device_to_device source", file, line);
   require_device(dst, bytes, "copy_device_to_device destination", file, line);
   emu::note_host_write(dst, bytes, "copy_device_to_device", file, line);
+  const emu::DeviceMemoryScope open;
   if (bytes) std::memmove(dst, src, bytes);
 }
 void fill_bytes(void* p, int value, std::size_t bytes, const char* file, int line) {
   require_device(p, bytes, "fill_bytes", file, line);
   emu::note_host_write(p, bytes, "fill_bytes", file, line);
+  const emu::DeviceMemoryScope open;
   if (bytes) std::memset(p, value, bytes);
 }
 

@@ -336,6 +336,30 @@ nlohmann::json emulator_grade(const LabInfo& lab, const GradeOptions& opt, const
   return failed;
 }
 
+/// A GPU grade takes the emulator's verdict on where the work happened: where the emulator's
+/// grade of the same hand-in found results computed or copied by host code (device memory read
+/// back or dereferenced by the host, outputs written by host copies, no kernel run: the kit's
+/// "host_work" rules), every correctness check of the GPU grade fails with that finding, since a
+/// GPU's run cannot see what host code did. Without an emulator grade nothing changes (the
+/// portability check says why it is missing).
+void host_work_verdict(const nlohmann::json& emulator, LabResult& r) {
+  if (!defence_enabled("host-work-on-gpu") || emulator.contains("error")) return;
+  const auto labs = emulator.value("labs", nlohmann::json::array());
+  if (labs.empty() || !labs[0].is_object()) return;
+  const auto info = labs[0].value("info", nlohmann::json::object());
+  std::string finding;
+  for (const auto& [key, value] : info.items())
+    if (key.rfind("host_work", 0) == 0 && value.is_string()) finding = value.get<std::string>();
+  if (finding.empty()) return;
+  for (auto& c : r.checks) {
+    if (c.kind != "correctness") continue;
+    c.passed = false;
+    c.message = "on the emulator (the same hand-in): " + finding +
+                "\n  hint: a GPU's run cannot see host code computing the results; ./gpulab grade --backend emu shows"
+                " it with file:line" + (c.message.empty() ? "" : "\n" + c.message);
+  }
+}
+
 /// A GPU grade's portability check: the same hand-in's correctness (and, where the emulator
 /// traces memory, sanitizer) checks on the emulator at the other warp size -- code written for 32
 /// lanes, and undefined behaviour a GPU happens to survive (a barrier in divergent code).
@@ -480,8 +504,9 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   // (The times first: the run writes emu_done, so it must outlive the future that waits for it.)
   std::chrono::steady_clock::time_point emu_started, emu_done;
   std::shared_future<nlohmann::json> emu;
-  const bool needs_emulator = opt.backend != "emu" && (rubric.number_or("points", "portability", 0) > 0 ||
-                                                       (gpu_sanitizer && opt.backend != "cuda"));
+  // On a GPU the emulator's grade of the same hand-in also says where the work happened (the GPU
+  // cannot see host code computing the results: host_work_verdict), besides portability.
+  const bool needs_emulator = opt.backend != "emu";
   if (needs_emulator) {
     fs::create_directories(work);
     emu_started = std::chrono::steady_clock::now();
@@ -563,6 +588,8 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       // The emulated device's memory: an allocation beyond it fails with a message (as on a GPU),
       // not by exhausting the machine.
       spec.env["GPULAB_EMU_DEVICE_MEMORY_MB"] = defence_enabled("memory-limit") ? "8192" : "1000000";
+      // Device memory closed to host code between runtime calls (gpulab/emu/runtime.hpp).
+      if (!defence_enabled("host-access")) spec.env["GPULAB_EMU_HOST_ACCESS"] = "allow";
     }
     ProcessResult proc;
     {
@@ -633,6 +660,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     }
   }
   complete_plan(plan, suffixes, r);
+  if (opt.backend != "emu") host_work_verdict(emulator_report(emu, lab, opt, work), r);
   grade_performance_of_correct_kernels_only(r);
   if (opt.backend != "emu" && rubric.number_or("points", "portability", 0) > 0)
     r.checks.push_back(portability_check(lab, opt, work, emu));

@@ -55,6 +55,13 @@ const std::pair<Rule, const char*> kRefusedNames[] = {
      "setrlimit setrlimit64 getrlimit prlimit prlimit64 prctl arch_prctl chdir fchdir chroot ioctl "
      "seccomp personality unshare setns mount umount umount2 reboot setuid seteuid setgid "
      "process_vm_readv process_vm_writev sched_setscheduler __libc_*"},
+    // Memory both the host and kernels reach (pinned, mapped, managed): kernels could leave the
+    // inputs there for host code to compute with, out of reach of every check on device memory.
+    {R::shared_host_memory,
+     "cudaMallocHost cudaHostAlloc cudaHostRegister cudaHostUnregister cudaHostGetDevicePointer cudaFreeHost "
+     "cudaMallocManaged cudaMemPrefetchAsync cudaMemAdvise* hipHostMalloc hipHostAlloc hipMallocHost hipHostRegister "
+     "hipHostUnregister hipHostGetDevicePointer hipHostFree hipFreeHost hipMallocManaged hipMemPrefetchAsync "
+     "hipMemAdvise* cuMemHostAlloc* cuMemAllocHost* cuMemHostRegister* cuMemAllocManaged*"},
     {R::vendor_libraries,
      "cublas* curand* cudnn* cufft* cusparse* cusolver* cutensor* nvrtc* nvJitLink* nvjitlink* nccl* "
      "rocblas* rocsolver* rocfft* rocrand* rocsparse* hipblas* hiprand* hipfft* hipsparse* hipsolver* "
@@ -325,6 +332,7 @@ const char* rule_name(Rule r) {
     case R::exit_and_signals: return "no exit handlers or signals";
     case R::system_calls: return "no system calls";
     case R::vendor_libraries: return "no vendor libraries";
+    case R::shared_host_memory: return "no memory shared by host and device";
     case R::grader_internals: return "no grader internals";
     case R::overriding: return "no overriding the emulator or the grader";
     case R::not_in_api: return "only the allowed API";
@@ -341,6 +349,7 @@ const char* rule_hint(Rule r) {
     case R::exit_and_signals: return "return from your function (or throw gpulab::Error); the harness decides when the process ends";
     case R::system_calls: return "a kernel file needs no system calls: use the GPU runtime and gpulab's API";
     case R::vendor_libraries: return "the vendor library is what your code is measured against, not part of it; write the kernel yourself";
+    case R::shared_host_memory: return "a lab function works on the device buffers it is given; for scratch space use cudaMalloc or gpulab::DeviceBuffer";
     case R::grader_internals: return "the checks, the harness and the emulator's bookkeeping are not an API: use gpulab/gpu.hpp and gpulab/host.hpp";
     case R::overriding: return "give your function another name, or put it in a namespace of your own (or an anonymous one)";
     case R::not_in_api: return "if your solution really needs it, ask your instructor to add it to the grader's allow-list";

@@ -18,6 +18,7 @@ enum class Rule {
   exit_and_signals,
   system_calls,
   vendor_libraries,
+  shared_host_memory,
   grader_internals,
   overriding,
   not_in_api,

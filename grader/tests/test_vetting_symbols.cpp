@@ -207,6 +207,12 @@ TEST(SymbolRules, RefusalsWinOverBroaderAllowances) {
   EXPECT_EQ(rules::classify_reference("cudaGetDriverEntryPoint"), Rule::dynamic_loading);
   EXPECT_EQ(rules::classify_reference("hipMalloc"), Rule::allowed);
   EXPECT_EQ(rules::classify_reference("hipblasSgemm"), Rule::vendor_libraries);
+  // Memory kernels and host code both reach: refused before the cuda*/hip* allowances.
+  EXPECT_EQ(rules::classify_reference("cudaMallocHost"), Rule::shared_host_memory);
+  EXPECT_EQ(rules::classify_reference("cudaHostAlloc"), Rule::shared_host_memory);
+  EXPECT_EQ(rules::classify_reference("cudaMallocManaged"), Rule::shared_host_memory);
+  EXPECT_EQ(rules::classify_reference("cudaMemAdvise_v2"), Rule::shared_host_memory);
+  EXPECT_EQ(rules::classify_reference("hipHostMalloc"), Rule::shared_host_memory);
   EXPECT_EQ(rules::classify_reference("__cxa_atexit"), Rule::allowed);
   EXPECT_EQ(rules::classify_reference("__cxa_at_quick_exit"), Rule::exit_and_signals);
   EXPECT_EQ(rules::classify_reference("__expf_finite"), Rule::allowed);

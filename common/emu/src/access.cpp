@@ -475,6 +475,8 @@ __attribute__((always_inline)) inline void trace(const void* p, unsigned size, s
   Worker* w = this_worker;
   if (!w || !w->current) [[unlikely]] {  // host code of a kernel file
     host_access(reinterpret_cast<std::uintptr_t>(p), size, flags & kStore, ra);
+    // Reported here with its own line: the gate opens, so the access itself does not fault.
+    gate_open_after_host_access(reinterpret_cast<std::uintptr_t>(p));
     return;
   }
   // A block outside the sample (GPULAB_EMU_CHECKS=sample) runs as if built without checks: no
@@ -591,6 +593,8 @@ __attribute__((noinline)) void trace_any(Worker* w, std::uintptr_t a, unsigned s
 }
 
 }  // namespace
+
+void note_host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) { host_access(a, size, store, ra); }
 
 void on_access(const void* p, unsigned size, bool store, void* ra) {
   trace(p, size, store ? kStore : 0, reinterpret_cast<std::uintptr_t>(ra));

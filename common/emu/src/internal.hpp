@@ -3,6 +3,8 @@
 
 #include "fiber_context.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -349,6 +351,19 @@ std::string describe_thread(const Worker& w, const Thread& t);
 // Stacks and signal handling (stacks.cpp).
 std::vector<Stack>& stacks_for_worker(int worker_id, std::size_t count);
 void install_fault_handlers_for_this_thread();
+/// The gate (runtime.cpp): after host code touched device memory at `a` while the gate was
+/// closed, opens it (the access is retried and succeeds) and returns true; false when `a` is no
+/// device memory the gate closed (a real fault).
+bool gate_open_after_host_access(std::uintptr_t a);
+/// Called by the SIGSEGV handler for a fault outside kernels: records a host access of device
+/// memory and opens the gate (true), or returns false for any other fault. Async-signal-safe.
+bool on_host_fault(const siginfo_t* info, const void* context);
+void prepare_host_fault_records();
+/// Turns the host accesses the handler recorded into findings (and watch records), with file:line.
+void drain_host_faults();
+/// A host access of device memory at `a` by the instruction before return address `ra`: a
+/// "host-access" finding and, during a watch, a host_accesses() record.
+void note_host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra);
 
 // Memory-access tracing (metrics.cpp): every load/store of an instrumented kernel file.
 void on_access(const void* p, unsigned size, bool store, void* return_address);

@@ -788,6 +788,7 @@ std::string format_metrics(const std::vector<LineMetrics>& all) {
 }
 
 std::vector<Finding> findings() {
+  detail::drain_host_faults();
   std::lock_guard<std::mutex> lock(g_mutex);
   std::vector<FindingRecord> sorted = g_findings;
   std::sort(sorted.begin(), sorted.end(), [](const FindingRecord& a, const FindingRecord& b) {

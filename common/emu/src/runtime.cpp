@@ -86,6 +86,36 @@ std::atomic<std::uintptr_t> g_lowest{~std::uintptr_t{0}}, g_highest{0};
 // reported with the thread's ids) instead of silently corrupting the emulator's own memory.
 constexpr std::size_t kPage = 4096, kGuardBefore = 64 * 1024, kGuardAfter = 1024 * 1024;
 
+std::size_t body_bytes(std::size_t bytes) { return std::max<std::size_t>(kPage, (bytes + kPage - 1) / kPage * kPage); }
+
+// The gate: device memory is inaccessible (PROT_NONE) while host code runs, as on a GPU, where
+// a device pointer is not a host address. The runtime's copies and fills and every launch hold a
+// DeviceMemoryScope, which opens it; the last scope to end closes it again. A host access in
+// between faults; the fault handler reports it and opens the memory so that the program runs on
+// (gate_host_fault). Lock order: gate_mutex, then memory_mutex.
+std::mutex gate_mutex;
+int gate_depth = 0;        ///< scopes open now
+bool gate_closed = false;  ///< the allocations' bodies are PROT_NONE now
+bool gate_on() {
+  // GPULAB_EMU_HOST_ACCESS=allow leaves device memory open to host code (the grader's
+  // adversarial suite switches the defence off with it; nothing else should).
+  static const bool on = [] {
+    const char* v = std::getenv("GPULAB_EMU_HOST_ACCESS");
+    return !(v && std::strcmp(v, "allow") == 0);
+  }();
+  return on;
+}
+/// Every live allocation's body to `prot` (memory_mutex held).
+void protect_bodies(int prot) {
+  for (const auto& [p, a] : allocations()) mprotect(reinterpret_cast<void*>(p), body_bytes(a.bytes), prot);
+}
+void set_gate(bool closed) {  // gate_mutex held
+  if (gate_closed == closed) return;
+  std::lock_guard<std::mutex> lock(memory_mutex);
+  protect_bodies(closed ? PROT_NONE : PROT_READ | PROT_WRITE);
+  gate_closed = closed;
+}
+
 }  // namespace
 
 void set_warp_size(int lanes) {
@@ -137,7 +167,7 @@ void* device_alloc(std::size_t bytes, std::string* refusal) {
     std::lock_guard<std::mutex> lock(memory_mutex);
     const std::size_t left = capacity - std::min(capacity, g_device_used);
     // Compared before rounding up: a size near SIZE_MAX must not wrap around to a small one.
-    if (bytes <= left) body = std::max<std::size_t>(kPage, (bytes + kPage - 1) / kPage * kPage);
+    if (bytes <= left) body = body_bytes(bytes);
     if (bytes > left || body > left)
       return refuse("the emulated device has " + detail::format_bytes(left) + " left of " +
                     detail::format_bytes(capacity) +
@@ -172,9 +202,16 @@ void* device_alloc(std::size_t bytes, std::string* refusal) {
   cur = g_highest.load();
   while (b + mapped > cur && !g_highest.compare_exchange_weak(cur, b + mapped)) {
   }
-  std::lock_guard<std::mutex> lock(memory_mutex);
-  allocations()[reinterpret_cast<std::uintptr_t>(p)] = Allocation{bytes, base, mapped};
-  g_generation.fetch_add(1);
+  detail::install_fault_handlers_for_this_thread();  // a host access to it must be reported
+  std::lock_guard<std::mutex> gate(gate_mutex);
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    allocations()[reinterpret_cast<std::uintptr_t>(p)] = Allocation{bytes, base, mapped};
+    g_generation.fetch_add(1);
+    if (gate_closed) mprotect(p, body, PROT_NONE);
+  }
+  // Outside every scope, host code runs next: closed (also after a fault opened the others).
+  if (gate_on() && gate_depth == 0) set_gate(true);
   return p;
 }
 void device_free(void* p) {
@@ -188,7 +225,7 @@ void device_free(void* p) {
     if (it == allocations().end()) return;
     a = it->second;
     allocations().erase(it);
-    g_device_used -= std::max<std::size_t>(kPage, (a.bytes + kPage - 1) / kPage * kPage);
+    g_device_used -= body_bytes(a.bytes);
     g_generation.fetch_add(1);
   }
   munmap(a.mapping, a.mapped);
@@ -201,6 +238,18 @@ bool is_device_range(const void* p, std::size_t bytes) {
   if (it == m.begin()) return false;
   --it;
   return a >= it->first && a + bytes <= it->first + it->second.bytes;
+}
+
+DeviceMemoryScope::DeviceMemoryScope() {
+  if (!gate_on()) return;
+  detail::drain_host_faults();  // what host code did since the last scope, reported in order
+  std::lock_guard<std::mutex> lock(gate_mutex);
+  if (gate_depth++ == 0) set_gate(false);
+}
+DeviceMemoryScope::~DeviceMemoryScope() {
+  if (!gate_on()) return;
+  std::lock_guard<std::mutex> lock(gate_mutex);
+  if (--gate_depth == 0) set_gate(true);
 }
 
 void note_atomic(const void* p, std::size_t bytes, const char*, int) {
@@ -224,6 +273,27 @@ void record_fault(const Launch& launch, unsigned long long block_id, const std::
   while (block_id < cur && !fb.compare_exchange_weak(cur, block_id)) {
   }
 }
+bool gate_open_after_host_access(std::uintptr_t a) {
+  if (!gate_on() || a < g_lowest.load(std::memory_order_relaxed) || a >= g_highest.load(std::memory_order_relaxed))
+    return false;
+  // Called from the SIGSEGV handler on the thread whose host code faulted: that thread holds
+  // neither mutex (the runtime touches device memory only inside a scope, with both released).
+  std::lock_guard<std::mutex> gate(gate_mutex);
+  bool inside = false;
+  {
+    std::lock_guard<std::mutex> lock(memory_mutex);
+    auto& m = allocations();
+    auto it = m.upper_bound(a);
+    if (it != m.begin()) {
+      --it;
+      inside = a >= it->first && a < it->first + body_bytes(it->second.bytes);
+    }
+  }
+  if (!inside || !gate_closed) return false;  // not the gate's doing: a real fault
+  set_gate(false);
+  return true;
+}
+
 std::vector<std::pair<std::uintptr_t, std::size_t>> allocation_snapshot() {
   std::lock_guard<std::mutex> lock(memory_mutex);
   std::vector<std::pair<std::uintptr_t, std::size_t>> out;

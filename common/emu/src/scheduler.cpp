@@ -802,6 +802,7 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
     }
   }
   L.allocations = allocation_snapshot();
+  const DeviceMemoryScope open;  // the kernel's threads may touch device memory; host code may not
   watch_begin_launch(L);
   const int nworkers = static_cast<int>(std::min<unsigned long long>(workers(), nblocks));
   std::vector<std::thread> pool;

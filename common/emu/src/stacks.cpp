@@ -45,6 +45,8 @@ void write_err(const char* s) {
 
 void on_fault(int sig, siginfo_t* info, void* context) {
   Worker* w = this_worker;
+  // Host code touching device memory behind the gate: reported, and the program runs on.
+  if (sig == SIGSEGV && !(w && w->current) && on_host_fault(info, context)) return;
   char msg[1024];
   if (w && w->current) {
     const Thread& t = *w->current;
@@ -135,6 +137,7 @@ void install_fault_handlers_for_this_thread() {
   }
   static std::once_flag once;
   std::call_once(once, [] {
+    prepare_host_fault_records();
     struct sigaction sa {};
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;

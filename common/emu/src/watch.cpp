@@ -70,6 +70,8 @@ LaunchCounts difference(const LaunchCounts& to, const LaunchCounts& from) {
 }
 std::vector<ShapeStart> g_shapes;  // g_mutex
 std::vector<HostWrite> g_writes;
+/// Device memory copied to the host during the watch (the same record, `dst` naming the source).
+std::vector<HostWrite> g_reads;
 /// Host code's direct accesses: (return address, store) -> count.
 std::map<std::pair<std::uintptr_t, bool>, long long> g_host;
 /// Names the grader gave to allocations (they outlive watches; dropped when freed).
@@ -124,11 +126,15 @@ void begin_watch() {
   g_block_max = 0;
   for (auto& c : g_counts) c.store(0);
   g_writes.clear();
+  g_reads.clear();
   g_host.clear();
   g_active = true;
 }
 
-void end_watch() { g_active = false; }
+void end_watch() {
+  drain_host_faults();  // the host accesses of the watched code belong to it
+  g_active = false;
+}
 bool watch_active() { return g_active.load(); }
 
 std::size_t kernel_read_bytes(const void* p, std::size_t bytes) { return kernel_bytes(p, bytes, 0); }
@@ -166,7 +172,13 @@ std::vector<HostWrite> host_writes() {
   return g_writes;
 }
 
+std::vector<HostWrite> host_reads() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_reads;
+}
+
 std::vector<HostAccess> host_accesses() {
+  drain_host_faults();
   std::map<std::pair<std::uintptr_t, bool>, long long> raw;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -224,14 +236,34 @@ void note_host_write(const void* dst, std::size_t bytes, const char* how, const 
   g_writes.push_back(HostWrite{a, bytes, h, f, line});
 }
 
+void note_host_read(const void* src, std::size_t bytes, const char* how, const char* file, int line) {
+  if (!g_active.load(std::memory_order_relaxed) || !bytes) return;
+  std::uintptr_t base = 0;
+  std::size_t size = 0;
+  const auto a = reinterpret_cast<std::uintptr_t>(src);
+  if (!device_allocation_of(a, bytes, base, size)) return;
+  const std::string h = how ? how : "?", f = file ? file : "?";
+  std::lock_guard<std::mutex> lock(g_mutex);
+  for (HostWrite& r : g_reads)
+    if (r.line == line && r.how == h && r.file == f) {  // one record per call site, bytes summed
+      r.bytes += bytes;
+      return;
+    }
+  if (g_reads.size() < kMaxWriteRecords) g_reads.push_back(HostWrite{a, bytes, h, f, line});
+}
+
 void host_copy(void* dst, const void* src, std::size_t bytes, const char* how, const char* file, int line) {
-  // The grader tells uploads of host data from copies within the device.
-  const std::string named = bytes && is_device_range(src, bytes) ? std::string(how) + " (device to device)" : how;
+  // The grader tells uploads of host data from copies within the device, and sees downloads.
+  const bool from_device = bytes && is_device_range(src, bytes);
+  const std::string named = from_device && is_device_range(dst, bytes) ? std::string(how) + " (device to device)" : how;
   note_host_write(dst, bytes, named.c_str(), file, line);
+  if (from_device && !is_device_range(dst, bytes)) note_host_read(src, bytes, how, file, line);
+  const DeviceMemoryScope open;
   if (bytes) std::memmove(dst, src, bytes);
 }
 void host_fill(void* dst, int value, std::size_t bytes, const char* how, const char* file, int line) {
   note_host_write(dst, bytes, how, file, line);
+  const DeviceMemoryScope open;
   if (bytes) std::memset(dst, value, bytes);
 }
 
@@ -301,9 +333,10 @@ std::string describe_device_bytes(std::uintptr_t base, std::size_t bytes, std::s
     auto it = g_labels.find(base);
     if (it != g_labels.end()) label = it->second;
   }
-  const std::string n = std::to_string(size) + (size == 1 ? " byte" : " bytes");
-  if (!label.empty()) return n + " at " + label + " + " + std::to_string(offset);
-  return n + " at offset " + std::to_string(offset) + " of a " + std::to_string(bytes) + "-byte device allocation";
+  // Size 0: not known (a host access seen as a page fault, whose width the fault does not say).
+  const std::string n = size == 0 ? std::string() : std::to_string(size) + (size == 1 ? " byte " : " bytes ");
+  if (!label.empty()) return n + "at " + label + " + " + std::to_string(offset);
+  return n + "at offset " + std::to_string(offset) + " of a " + std::to_string(bytes) + "-byte device allocation";
 }
 
 std::string device_label(std::uintptr_t base) {

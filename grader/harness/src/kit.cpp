@@ -206,16 +206,43 @@ namespace {
 
 #if defined(GPULAB_BUILD_BACKEND_EMU)
 /// The emulator's view of the call just made (runner only).
+/// Where the call's work happened, as every emulator build sees it (tracing or not): launches,
+/// the copy API's writes into the outputs and uploads, copies of device memory to the host, and
+/// host code's direct loads and stores of device memory (the gate: gpulab/emu/runtime.hpp).
+json host_work_evidence(const std::vector<Call::State::Output>& outs, std::size_t guard) {
+  json writes = json::array(), uploads = json::array(), downloads = json::array(), accesses = json::array();
+  for (const auto& w : emu::host_writes()) {
+    const std::string how = w.how;
+    if (how == "copy_to_device" || (how.rfind("cudaMemcpy", 0) == 0 && how.find("device to device") == std::string::npos))
+      uploads.push_back(how + " uploaded " + bytes_text(static_cast<double>(w.bytes)) + " of host data at " +
+                        where(w.file, w.line));
+    for (const auto& o : outs) {
+      const auto b = reinterpret_cast<std::uintptr_t>(o.device);
+      if (w.dst < b + o.bytes + guard * o.elem && b < w.dst + w.bytes)
+        writes.push_back(w.how + " wrote " + bytes_text(static_cast<double>(w.bytes)) + " into " + o.name + " at " +
+                         where(w.file, w.line));
+    }
+  }
+  for (const auto& r : emu::host_reads())
+    downloads.push_back(r.how + " copied " + bytes_text(static_cast<double>(r.bytes)) + " of device memory to the host at " +
+                        where(r.file, r.line));
+  for (const auto& a : emu::host_accesses())
+    accesses.push_back(where(a.file, a.line) + ": host code " + (a.store ? "stored to" : "loaded from") +
+                       " device memory directly (" + std::to_string(a.count) + (a.count == 1 ? " time)" : " times)"));
+  return {{"launches", emu::kernel_launches()}, {"host_writes", writes}, {"host_uploads", uploads},
+          {"host_downloads", downloads}, {"host_accesses", accesses}};
+}
+
 json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::vector<Call::State::Output>& outs,
                        std::size_t guard) {
 #if !defined(GPULAB_KIT_WATCH)
   (void)ins;
   (void)outs;
+  (void)guard;
   return {{"available", false}};
 #else
-  json ev = {{"available", emu::watch_available()}};
+  json ev = {{"available", emu::watch_available()}, {"host_work", host_work_evidence(outs, guard)}};
   if (!emu::watch_available()) return ev;
-  ev["launches"] = emu::kernel_launches();
   ev["load_sectors"] = emu::kernel_load_sectors();
   ev["store_sectors"] = emu::kernel_store_sectors();
   ev["barriers"] = emu::kernel_barriers();
@@ -236,8 +263,7 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
                       {"counts", counts}});
   }
   ev["launch_shapes"] = shapes;
-  json read = json::array(), written = json::array(), writes = json::array(), accesses = json::array(),
-       changed = json::array();
+  json read = json::array(), written = json::array(), changed = json::array();
   // 64-byte granules touched: what an H200's DRAM moves at least (perfmodel.hpp, dram_granule).
   constexpr std::size_t granule = 64;
   long long touched = 0;
@@ -260,30 +286,9 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
     for (std::size_t i = 0; i < o.bytes; ++i) n += now[i] != o.before[i];
     changed.push_back(n);
   }
-  json uploads = json::array();
-  for (const auto& w : emu::host_writes()) {
-    // Host data uploaded during the call: the inputs are on the device already, so a call that
-    // uploads is moving results computed on the host (copied to the output by a kernel, say).
-    const std::string how = w.how;
-    if (how == "copy_to_device" || (how.rfind("cudaMemcpy", 0) == 0 && how.find("device to device") == std::string::npos))
-      uploads.push_back(how + " uploaded " + bytes_text(static_cast<double>(w.bytes)) + " of host data at " +
-                        where(w.file, w.line));
-    for (const auto& o : outs) {
-      const auto b = reinterpret_cast<std::uintptr_t>(o.device);
-      if (w.dst < b + o.bytes + guard * o.elem && b < w.dst + w.bytes)
-        writes.push_back(w.how + " wrote " + bytes_text(static_cast<double>(w.bytes)) + " into " + o.name + " at " +
-                         where(w.file, w.line));
-    }
-  }
-  for (const auto& a : emu::host_accesses())
-    accesses.push_back(where(a.file, a.line) + ": host code " + (a.store ? "stored to" : "loaded from") +
-                       " device memory directly (" + std::to_string(a.count) + " times)");
   ev["input_bytes_read"] = read;
   ev["output_bytes_written"] = written;
   ev["output_bytes_changed"] = changed;
-  ev["host_writes"] = writes;
-  ev["host_uploads"] = uploads;
-  ev["host_accesses"] = accesses;
   return ev;
 #endif
 }
@@ -385,6 +390,77 @@ void note_if_context_lost(const std::string& error) {
 
 }  // namespace
 
+namespace {
+
+/// Judge: fails the running check on a broken rule about where the work happened, and tells the
+/// report (info "host_work"), so that a GPU grade, which reads the emulator's grade of the same
+/// hand-in, fails it too (grader/src/labs.cpp, host_work_check).
+void host_work_failure(const std::string& text) {
+  KIT_RULE_FAILURE() << text;
+  info("host_work", text.substr(0, text.find('\n')));
+}
+
+/// Judge: the rules every lab shares on where a call's work happens (on the device, by kernels,
+/// and the host only launching it), from what every emulator build records, traced or not.
+void judge_host_work(const std::string& what, const json& hw, std::size_t output_bytes, Evidence& E) {
+  E.launches = hw.value("launches", 0LL);
+  E.host_writes = hw.value("host_writes", std::vector<std::string>{});
+  E.host_accesses = hw.value("host_accesses", std::vector<std::string>{});
+  E.host_downloads = hw.value("host_downloads", std::vector<std::string>{});
+  if (defence_enabled("kernel-outputs")) {
+    if (E.launches == 0 && output_bytes > 0 && record::first_time("no kernel"))
+      host_work_failure(what + " ran no kernel (no block of any kernel ran): the results must be computed by kernels on"
+                               " the device\n  hint: a launch with a grid of 0 blocks runs nothing (round the block count"
+                               " up); computing on the host and copying the results is not the lab");
+    for (const auto& w : E.host_writes) {
+      if (!record::first_time("host write")) break;
+      host_work_failure(what + ": " + w + ": the outputs must be written by kernels, not by host copies during the call");
+    }
+  }
+  if (defence_enabled("device-to-host"))
+    for (const auto& d : E.host_downloads) {
+      if (!record::first_time("download")) break;
+      host_work_failure(what + ": " + d +
+                        " during the call: the function must only launch work (the contract), and whatever the host "
+                        "reads back is what host code would compute with\n  hint: keep every step on the device: "
+                        "a kernel can read what another kernel wrote, and the caller synchronises");
+    }
+  if (defence_enabled("host-access") && !E.host_accesses.empty() && record::first_time("host access")) {
+    std::ostringstream os;
+    for (std::size_t i = 0; i < E.host_accesses.size() && i < 3; ++i) os << "\n  " << E.host_accesses[i];
+    host_work_failure(what + ": host code dereferenced device memory (on a GPU this is an illegal address):" + os.str() +
+                      "\n  hint: on a GPU the host cannot read or write a device pointer; copy with"
+                      " gpulab::copy_to_host / copy_to_device outside your function, and compute in kernels");
+  }
+}
+
+/// Judge: the traced part of a call's evidence (a clang-built emulator).
+void read_traced_evidence(const json& ev, Evidence& E) {
+  E.load_sectors = ev.value("load_sectors", 0LL);
+  E.store_sectors = ev.value("store_sectors", 0LL);
+  E.barriers = ev.value("barriers", 0LL);
+  E.shuffles = ev.value("shuffles", 0LL);
+  E.touched_bytes = ev.value("touched_bytes", 0LL);
+  for (const auto& l : ev.value("launch_shapes", json::array())) {
+    if (!l.is_object()) continue;
+    Evidence::Launch launch;
+    auto integer = [](const json& v) { return v.is_number_integer() ? v.get<long long>() : 0LL; };
+    launch.blocks = integer(l.value("blocks", json()));
+    launch.threads_per_block = integer(l.value("threads", json()));
+    launch.sectors = integer(l.value("sectors", json()));
+    launch.dynamic_shared_bytes = integer(l.value("dynamic_shared", json()));
+    launch.max_block_sectors = integer(l.value("max_block_sectors", json()));
+    const json counts = l.value("counts", json::object());
+    if (counts.is_object())
+      for (const auto& [name, v] : counts.items()) launch.counts[name] = integer(v);
+    E.launch_shapes.push_back(std::move(launch));
+  }
+  E.input_bytes_read = ev.value("input_bytes_read", std::vector<std::uint64_t>{});
+  E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
+}
+
+}  // namespace
+
 bool Call::run(const std::function<void()>& code_under_test) {
   const int seq = record::next_seq();
   json e;
@@ -469,57 +545,13 @@ bool Call::run(const std::function<void()>& code_under_test) {
   }
   const json ev = r.value("evidence", json::object());
   Evidence& E = s_->evidence;
-  E.available = ev.value("available", false);
-  if (!E.available) return true;
-  E.launches = ev.value("launches", 0LL);
-  E.load_sectors = ev.value("load_sectors", 0LL);
-  E.store_sectors = ev.value("store_sectors", 0LL);
-  E.barriers = ev.value("barriers", 0LL);
-  E.shuffles = ev.value("shuffles", 0LL);
-  E.touched_bytes = ev.value("touched_bytes", 0LL);
-  for (const auto& l : ev.value("launch_shapes", json::array())) {
-    if (!l.is_object()) continue;
-    Evidence::Launch launch;
-    auto integer = [](const json& v) { return v.is_number_integer() ? v.get<long long>() : 0LL; };
-    launch.blocks = integer(l.value("blocks", json()));
-    launch.threads_per_block = integer(l.value("threads", json()));
-    launch.sectors = integer(l.value("sectors", json()));
-    launch.dynamic_shared_bytes = integer(l.value("dynamic_shared", json()));
-    launch.max_block_sectors = integer(l.value("max_block_sectors", json()));
-    const json counts = l.value("counts", json::object());
-    if (counts.is_object())
-      for (const auto& [name, v] : counts.items()) launch.counts[name] = integer(v);
-    E.launch_shapes.push_back(std::move(launch));
-  }
-  E.input_bytes_read = ev.value("input_bytes_read", std::vector<std::uint64_t>{});
-  E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
-  const auto changed = ev.value("output_bytes_changed", std::vector<std::uint64_t>{});
-  E.host_writes = ev.value("host_writes", std::vector<std::string>{});
-  E.host_accesses = ev.value("host_accesses", std::vector<std::string>{});
-
-  // The rules every lab shares: the work is done by kernels, on the device.
   std::size_t output_bytes = 0;
   for (const auto& o : s_->outputs) output_bytes += o.bytes;
-  if (defence_enabled("kernel-outputs")) {
-    if (E.launches == 0 && output_bytes > 0 && record::first_time("no kernel")) {
-      KIT_RULE_FAILURE() << s_->what << " ran no kernel (no block of any kernel ran): the results must be computed by"
-                    << " kernels on the device\n  hint: a launch with a grid of 0 blocks runs nothing (round the"
-                    << " block count up); computing on the host and copying the results is not the lab";
-    }
-    for (const auto& w : E.host_writes) {
-      if (!record::first_time("host write")) break;
-      KIT_RULE_FAILURE() << s_->what << ": " << w
-                    << ": the outputs must be written by kernels, not by host copies during the call";
-    }
-  }
-  if (defence_enabled("kernel-outputs"))
-    for (const auto& u : ev.value("host_uploads", std::vector<std::string>{})) {
-      if (!record::first_time("upload")) break;
-      KIT_RULE_FAILURE() << s_->what << ": " << u
-                    << " during the call: the inputs are already on the device, so the results must be computed"
-                       " there by kernels\n  hint: uploading data computed on the host (and copying it to the output"
-                       " with a kernel) is not the lab";
-    }
+  if (ev.contains("host_work")) judge_host_work(s_->what, ev["host_work"], output_bytes, E);
+  E.available = ev.value("available", false);
+  if (!E.available) return true;
+  read_traced_evidence(ev, E);
+  const auto changed = ev.value("output_bytes_changed", std::vector<std::uint64_t>{});
   if (defence_enabled("kernel-outputs") && changed.size() == s_->outputs.size() &&
       E.output_bytes_written.size() == s_->outputs.size())
     for (std::size_t k = 0; k < s_->outputs.size(); ++k)
@@ -529,13 +561,6 @@ bool Call::run(const std::function<void()>& code_under_test) {
                       << ": host code wrote the output (e.g. memcpy into a device pointer)"
                       << "\n  hint: on a GPU the host cannot write a device pointer; the outputs must be computed by kernels";
       }
-  if (defence_enabled("host-access") && !E.host_accesses.empty() && record::first_time("host access")) {
-    std::ostringstream os;
-    for (std::size_t i = 0; i < E.host_accesses.size() && i < 3; ++i) os << "\n  " << E.host_accesses[i];
-    KIT_RULE_FAILURE() << s_->what << ": host code dereferenced device memory:" << os.str()
-                  << "\n  hint: on a GPU the host cannot read or write a device pointer (illegal address); copy with"
-                     " gpulab::copy_to_host / copy_to_device, and compute in kernels";
-  }
   if (defence_enabled("input-coverage") && E.input_bytes_read.size() == s_->inputs.size())
     for (std::size_t k = 0; k < s_->inputs.size(); ++k) {
       const auto& in = s_->inputs[k];

@@ -7,7 +7,7 @@
 //
 // Names: sandbox, includes, symbols, kernel-outputs, input-coverage, host-access, plan,
 //        timed-outputs, reports, memory-limit, source-text, staging, handin-paths, record,
-//        verdict-file.
+//        verdict-file, device-to-host, host-work-on-gpu.
 #pragma once
 
 #include <cstdlib>

@@ -48,7 +48,8 @@ bool judging();
 
 /// The emulator's evidence about one call (empty on GPU back-ends).
 struct Evidence {
-  bool available = false;           ///< the emulator watched the call (tracing build)
+  bool available = false;           ///< the emulator traced the call (a clang build): the counts below
+  /// The rest of this block is recorded by every emulator build (where the work happened).
   long long launches = 0;           ///< kernel launches during the call
   long long load_sectors = 0;       ///< 32-byte sectors moved by kernels' global loads
   long long store_sectors = 0;      ///< ... and stores
@@ -76,6 +77,7 @@ struct Evidence {
   std::vector<std::uint64_t> output_bytes_written; ///< per output: distinct bytes kernels wrote
   std::vector<std::string> host_writes;   ///< "copy_to_device into sums at row_sum.cu:20", ...
   std::vector<std::string> host_accesses; ///< "row_sum.cu:21: host code loaded device memory (3x)"
+  std::vector<std::string> host_downloads; ///< "copy_to_host copied 4 KB of device memory to the host at ..."
 };
 
 /// One kernel of the code under test as nvcc compiles it for the GPU a performance model describes

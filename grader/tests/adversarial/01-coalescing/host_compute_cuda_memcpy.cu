@@ -1,12 +1,14 @@
 // Work done on the host, CUDA style: cudaMemcpy the matrix to the host, sum there, cudaMemcpy the
 // sums into the output; a decoy <<<>>>-style kernel reads the whole matrix coalesced.
-// On a GPU back-end the kit cannot see host uploads or which bytes kernels read: there the
-// correctness checks pass, and it is the GPU's speed that fails it (performance).
-// defence: kernel-outputs
-// defence[cuda]: none
+// On a GPU back-end the kit cannot see host copies or which bytes kernels read: the GPU grade takes
+// the emulator's verdict on the same hand-in (the copy of device memory to the host) and fails
+// correctness; its speed fails it too.
+// defence: kernel-outputs,device-to-host
+// defence[cuda]: host-work-on-gpu
 // expect: lab fail
 // expect[emu]: correctness fail "must be written by kernels"
 // expect[cuda]: performance fail
+// expect[cuda]: correctness fail "on the emulator"
 #include <vector>
 
 #include "gpulab/gpu.hpp"

@@ -2,7 +2,7 @@
 // pointer (the emulator's device memory is host memory): no copy API call is recorded; a decoy
 // kernel reads the whole matrix.
 // On a GPU back-end the GPU itself stops it (an illegal address ends the lab process).
-// defence: kernel-outputs
+// defence: kernel-outputs,device-to-host,host-access
 // defence[cuda]: none
 // expect: lab fail
 // expect[emu]: correctness fail "host code wrote the output"

@@ -2,13 +2,15 @@
 // copy_to_host copies, uploaded into a scratch buffer of its own, and a kernel copies it into C;
 // a decoy kernel reads all of A and B once. Kernels read every input byte and write every output
 // byte, only API copies touch device memory, and the traffic per FMA is tiny: yet no kernel multiplied.
-// On a GPU back-end the kit cannot see host uploads or which bytes kernels read: there the
-// correctness checks pass, and it is the GPU's speed that fails it (performance).
-// defence: kernel-outputs
-// defence[cuda]: none
+// On a GPU back-end the kit cannot see host copies or which bytes kernels read: the GPU grade takes
+// the emulator's verdict on the same hand-in (the copy of device memory to the host) and fails
+// correctness; its speed fails it too.
+// defence: kernel-outputs,device-to-host
+// defence[cuda]: host-work-on-gpu
 // expect: lab fail
 // expect[emu]: correctness fail "host"
 // expect[cuda]: performance fail
+// expect[cuda]: correctness fail "on the emulator"
 #include <vector>
 
 #include "gpulab/gpu.hpp"

@@ -94,6 +94,20 @@ std::size_t device_memory_used();
 void set_device_memory_bytes(std::size_t bytes);
 /// True when [p, p+bytes) lies inside one live device allocation.
 bool is_device_range(const void* p, std::size_t bytes);
+/// Device memory is inaccessible to host code, as on a GPU: between the runtime's own calls every
+/// allocation is mapped without access, and a host load or store of it faults. The fault is not
+/// fatal: it becomes a "host-access" finding with the file:line of the host code (the call into
+/// the library, for libc's memcpy on a device pointer), the memory opens and the program runs on.
+/// The runtime's copies and fills and every launch hold this scope, which opens the memory while
+/// it lasts. (Not part of the API a kernel file may use.) GPULAB_EMU_HOST_ACCESS=allow leaves it
+/// open.
+class DeviceMemoryScope {
+ public:
+  DeviceMemoryScope();
+  ~DeviceMemoryScope();
+  DeviceMemoryScope(const DeviceMemoryScope&) = delete;
+  DeviceMemoryScope& operator=(const DeviceMemoryScope&) = delete;
+};
 
 // ---- called from kernel code (through kernel.hpp) ----------------------------------------
 enum class BarrierOp { sync, count, all, any };

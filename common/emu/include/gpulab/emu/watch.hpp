@@ -144,6 +144,10 @@ struct HostWrite {
 /// other (a row-by-row upload) are merged into one; past 65536 records, a write is merged into
 /// the record of its call site and allocation as their bounding range (never dropped).
 std::vector<HostWrite> host_writes();
+/// Device memory the host copied out during the watch (copy_to_host, cudaMemcpy to host memory),
+/// one record per call site (`dst` is the first source byte, `bytes` the sum). A lab function
+/// only launches work: anything it reads back is what host code would compute with.
+std::vector<HostWrite> host_reads();
 
 /// Host code (outside any kernel) that loaded or stored device memory directly, grouped by
 /// file:line. Only traced files are seen (the student's kernel file). Each such access is also
@@ -164,6 +168,8 @@ void label_device_memory(const void* p, const std::string& name);
 /// Called by the copy API (gpulab/host.hpp on the emulator, the CUDA shim): records a host write
 /// into device memory while a watch is active. Ignored when [dst, dst+bytes) is not device memory.
 void note_host_write(const void* dst, std::size_t bytes, const char* how, const char* file, int line);
+/// Called by the copy API: records a copy of device memory to the host while a watch is active.
+void note_host_read(const void* src, std::size_t bytes, const char* how, const char* file, int line);
 /// The CUDA shim's copies and fills (memmove / memset), reported with note_host_write. Out of
 /// line on purpose: see cuda_runtime_shim.hpp.
 void host_copy(void* dst, const void* src, std::size_t bytes, const char* how, const char* file, int line);
