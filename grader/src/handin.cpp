@@ -18,6 +18,7 @@
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/rubric.hpp"
 #include "process.hpp"
+#include "source_rules.hpp"
 #include "vetting.hpp"
 
 namespace fs = std::filesystem;
@@ -101,50 +102,6 @@ std::string compiler_errors(const std::string& output) {
     }
   }
   return errors.empty() ? tail_lines(output, 25) : errors;
-}
-
-/// Words a kernel file has no use for, which get past the other checks: inline assembly (raw
-/// system calls, `.incbin` reads files at compile time without a dependency) and calls of the
-/// emulator's tracing hooks by hand (they would inflate the memory metrics). Comments and string
-/// literals are skipped, so a comment mentioning them is fine.
-std::string forbidden_words(const std::string& text, const std::string& name) {
-  static const std::regex word(
-      R"(\b(asm|__asm|__asm__|__sanitizer_cov_\w*|__builtin_trap_unless_\w*|gpulab_emu_\w*)\b)");
-  std::string code;  // the text with comments and literals blanked, newlines kept
-  code.reserve(text.size());
-  enum { normal, line_comment, block_comment, string, character } state = normal;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i], next = i + 1 < text.size() ? text[i + 1] : 0;
-    switch (state) {
-      case normal:
-        if (c == '/' && next == '/') state = line_comment;
-        else if (c == '/' && next == '*') state = block_comment, ++i;
-        else if (c == '"') state = string;
-        else if (c == '\'') state = character;
-        code += state == normal ? c : ' ';
-        break;
-      case line_comment:
-        if (c == '\n') state = normal;
-        code += c == '\n' ? '\n' : ' ';
-        break;
-      case block_comment:
-        if (c == '*' && next == '/') state = normal, ++i;
-        code += c == '\n' ? '\n' : ' ';
-        break;
-      case string:
-      case character:
-        if (c == '\\') ++i;
-        else if ((state == string && c == '"') || (state == character && c == '\'')) state = normal;
-        code += c == '\n' ? '\n' : ' ';
-        break;
-    }
-  }
-  std::smatch m;
-  if (!std::regex_search(code, m, word)) return {};
-  const long line = 1 + std::count(code.begin(), code.begin() + m.position(0), '\n');
-  return name + ":" + std::to_string(line) + " uses '" + m[1].str() +
-         "', which the grader does not allow: a kernel file needs no inline assembly and must not call the"
-         " emulator's tracing hooks or touch its instruction counters (rule: source text)\n  hint: write the kernel in CUDA C++";
 }
 
 /// The directories a compiler searches for <...> headers by itself (its own and the system's),
@@ -237,7 +194,11 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
                              const std::string& work_dir, const std::string& arch, double timeout_seconds,
                              bool verbose) {
   using nlohmann::json;
-  auto unavailable = [](const std::string& why) { return json{{"not_measured", why}}.dump(); };
+  // "nvcc": "absent" is this machine's lack (the grades that need nvcc are made without it, as
+  // the rubrics say); "failed" is the hand-in's (kit::nvcc_view).
+  auto unavailable = [](const std::string& why, const char* nvcc) {
+    return json{{"not_measured", why}, {"nvcc", nvcc}}.dump();
+  };
   std::string nvcc;
   for (const std::string& candidate : {std::string("/usr/local/cuda/bin/nvcc"), std::string("/usr/bin/nvcc")})
     if (fs::exists(candidate)) {
@@ -247,7 +208,8 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   if (nvcc.empty())
     return unavailable("no nvcc on this machine: the emulator's performance grade predicts a GPU's speed from the"
                        " kernels' registers, which nvcc reports (install the CUDA Toolkit; compiling is enough, no GPU"
-                       " is needed)");
+                       " is needed)",
+                       "absent");
   const std::string tmp = work_dir + "/nvcc-tmp";
   fs::create_directories(tmp);
   SandboxSpec spec = base_sandbox(build_dir, work_dir, timeout_seconds);
@@ -269,7 +231,8 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
                  spec, verbose);
     if (!r.ok())
       return unavailable("nvcc could not compile " + fs::path(file).filename().string() + " for " + arch +
-                         " to count its registers (" + r.describe() + "):\n" + tail_lines(r.output, 8));
+                             " to count its registers (" + r.describe() + "):\n" + tail_lines(r.output, 8),
+                         "failed");
     std::map<std::string, std::vector<gpulab::grade::perfmodel::PtxLoadGroup>> loads;
     std::ifstream ptx_file(keep + "/" + fs::path(file).stem().string() + ".ptx");
     if (ptx_file) {
@@ -324,7 +287,8 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
     const std::string staged = work_dir + "/src/" + source;
     const std::string text = read_text(files[k]);
     if (defence_enabled("source-text"))
-      if (const std::string bad = forbidden_words(text, fs::path(files[k]).filename().string()); !bad.empty())
+      if (const std::string bad = source_rules::check_source(text, fs::path(files[k]).filename().string());
+          !bad.empty())
         return failed(bad);
     std::ofstream(staged, std::ios::binary)
         << (defence_enabled("staging") ? vetting::staged_text(text, files[k])
@@ -399,8 +363,9 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
           own += (current == files[k] || current.find(fs::path(files[k]).filename().string()) != std::string::npos)
                      ? line + "\n" : "\n";
         }
-        if (const std::string bad = forbidden_words(own, fs::path(files[k]).filename().string()); !bad.empty())
-          return failed(bad.substr(0, bad.find(':')) + ": after preprocessing" + bad.substr(bad.find(' ')), isolation);
+        if (const std::string bad = source_rules::check_preprocessed(own, fs::path(files[k]).filename().string());
+            !bad.empty())
+          return failed(bad, isolation);
       }
     }
     if (defence_enabled("includes")) {
