@@ -134,6 +134,80 @@ std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cm
   return cache[compiler] = dirs;
 }
 
+/// What a hand-in may read (vetting::may_include): its own file (also by its #line name, as
+/// nvcc names it), its lab's headers, gpulab's headers, its staging directory, system headers.
+struct Readable {
+  std::vector<std::string> dirs, files;
+  bool operator()(const std::string& path) const { return vetting::may_include(path, GPULAB_SOURCE_DIR, dirs, files); }
+};
+
+Readable readable_by(const LabInfo& lab, const std::string& handin, const std::string& work_dir) {
+  // (`handin`: its #line name; the staged copy is in the staging directory)
+  Readable r;
+  r.dirs = {std::string(GPULAB_SOURCE_DIR) + "/common/include", std::string(GPULAB_SOURCE_DIR) + "/common/emu/include",
+            work_dir + "/src"};
+  for (const auto& e : fs::directory_iterator(lab.lab_dir))
+    if (e.path().extension() == ".hpp" || e.path().extension() == ".h") r.files.push_back(e.path().string());
+  r.files.push_back(handin);
+  return r;
+}
+
+/// The name a compiled file gives the compiler's messages: the path of a staged copy's leading
+/// #line directive (vetting::staged_text), unescaped; the file's own for the reference's.
+std::string own_name(const std::string& file) {
+  std::ifstream in(file);
+  std::string first, name;
+  std::getline(in, first);
+  if (first.rfind("#line 1 \"", 0) != 0) return file;
+  for (std::size_t i = 9; i < first.size() && first[i] != '"'; ++i)
+    name += first[i] == '\\' && i + 1 < first.size() ? first[++i] : first[i];
+  return name;
+}
+
+/// The compiler's output without the text of files the hand-in may not read: a message located
+/// in such a file (an `#include "/etc/passwd"` makes the compiler quote its lines) is left out
+/// with the lines that follow it (the quoted source, the caret), and counted. `cwd`: where the
+/// compiler ran (relative paths).
+std::string shown_diagnostics(const std::string& output, const Readable& readable, const std::string& cwd) {
+  if (!defence_enabled("compiler-output")) return output;
+  static const std::regex located(R"(^(.+?)(?::\d+(?::\d+)?|\(\d+\)): (fatal error|error|warning|note|remark))");
+  static const std::regex inclusion(R"(^(In file included from |\s+from |In module ))");
+  std::map<std::string, int> hidden;
+  std::istringstream in(output);
+  std::string shown;
+  bool hiding = false;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, located)) {
+      const fs::path file = m[1].str();
+      hiding = !readable((file.is_absolute() ? file : fs::path(cwd) / file).string());
+      if (hiding) ++hidden[m[1].str()];
+    } else if (std::regex_search(line, inclusion)) {
+      hiding = false;  // where an #include is: paths and line numbers only
+    }
+    if (!hiding) shown += line + "\n";
+  }
+  for (const auto& [file, n] : hidden)
+    shown += file + ": note: " + std::to_string(n) + " compiler message(s) about this file are not shown: the grader"
+             " shows compiler output only for your file, your lab's headers, gpulab's headers and system headers\n";
+  return shown;
+}
+
+/// The include rules on a compilation's dependency list: the files a hand-in may read, and no
+/// header of a library its lab forbids. Empty when all is well.
+std::string includes_problem(const LabInfo& lab, const Readable& readable, const std::string& deps,
+                             const std::vector<std::string>& cmd) {
+  if (!defence_enabled("includes")) return {};
+  vetting::add_system_include_dirs(compiler_search_dirs(cmd));
+  if (const std::string bad = vetting::check_dependencies(deps, GPULAB_SOURCE_DIR, readable.dirs, readable.files);
+      !bad.empty())
+    return bad;
+  std::vector<std::string> forbidden;
+  std::istringstream names(Rubric::load(lab.rubric).text("lab", "forbidden_libraries").value_or(""));
+  for (std::string name; names >> name;) forbidden.push_back(name);
+  return vetting::check_library_headers(deps, forbidden);
+}
+
 HandinBuild failed(const std::string& message, const std::string& isolation = "") {
   HandinBuild b;
   b.message = message;
@@ -231,7 +305,8 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
                  spec, verbose);
     if (!r.ok())
       return unavailable("nvcc could not compile " + fs::path(file).filename().string() + " for " + arch +
-                             " to count its registers (" + r.describe() + "):\n" + tail_lines(r.output, 8),
+                             " to count its registers (" + r.describe() + "):\n" +
+                             tail_lines(shown_diagnostics(r.output, readable_by(lab, own_name(file), work_dir), build_dir), 8),
                          "failed");
     std::map<std::string, std::vector<gpulab::grade::perfmodel::PtxLoadGroup>> loads;
     std::ifstream ptx_file(keep + "/" + fs::path(file).stem().string() + ".ptx");
@@ -319,7 +394,7 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       isolation = tr.isolation;
       if (tr.timed_out || !tr.ok()) {
         // The tool names the staged copy, whose first line is the #line directive it starts with.
-        std::istringstream lines(tr.output);
+        std::istringstream lines(shown_diagnostics(tr.output, readable_by(lab, files[k], work_dir), build_dir));
         std::string why;
         for (std::string line; std::getline(lines, line) && why.size() < 4000;) {
           int n = 0;
@@ -340,8 +415,16 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       return failed("compiling " + source + " did not finish within " + std::to_string(int(timeout_seconds)) +
                         " s (the build's time limit)\n  hint: a template or constexpr computation that never ends?",
                     isolation);
-    if (!cc.ok())
-      return failed("the code does not compile (" + cc.describe() + "):\n" + compiler_errors(cc.output), isolation);
+    const Readable readable = readable_by(lab, files[k], work_dir);
+    if (!cc.ok()) {
+      // The include rules first (the dependency list is written on errors too): a file the
+      // hand-in may not read never reaches its messages.
+      if (const std::string bad = fs::exists(deps) ? includes_problem(lab, readable, deps, cmd) : ""; !bad.empty())
+        return failed(bad, isolation);
+      return failed("the code does not compile (" + cc.describe() + "):\n" +
+                        compiler_errors(shown_diagnostics(cc.output, readable, build_dir)),
+                    isolation);
+    }
     // The same rule on the preprocessed text of the hand-in's own lines: a word built by token
     // pasting or hidden behind a line splice is spelt out there (clang and hipcc; nvcc's objects
     // are checked for system-call instructions instead).
@@ -368,25 +451,7 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
           return failed(bad, isolation);
       }
     }
-    if (defence_enabled("includes")) {
-      vetting::add_system_include_dirs(compiler_search_dirs(cmd));
-      std::vector<std::string> allowed_files;
-      for (const auto& e : fs::directory_iterator(lab.lab_dir))
-        if (e.path().extension() == ".hpp" || e.path().extension() == ".h") allowed_files.push_back(e.path().string());
-      // nvcc names the source by its #line name (the hand-in file itself) in the dependency list.
-      allowed_files.push_back(files[k]);
-      const std::string bad = vetting::check_dependencies(
-          deps, GPULAB_SOURCE_DIR,
-          {std::string(GPULAB_SOURCE_DIR) + "/common/include", std::string(GPULAB_SOURCE_DIR) + "/common/emu/include",
-           work_dir + "/src"},
-          allowed_files);
-      if (!bad.empty()) return failed(bad, isolation);
-      std::vector<std::string> forbidden;
-      std::istringstream names(Rubric::load(lab.rubric).text("lab", "forbidden_libraries").value_or(""));
-      for (std::string name; names >> name;) forbidden.push_back(name);
-      if (const std::string refused = vetting::check_library_headers(deps, forbidden); !refused.empty())
-        return failed(refused, isolation);
-    }
+    if (const std::string bad = includes_problem(lab, readable, deps, cmd); !bad.empty()) return failed(bad, isolation);
     objects.push_back(object);
   }
 

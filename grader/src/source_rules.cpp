@@ -322,24 +322,26 @@ bool operator_word(const std::string& w) {
   return words.count(w) > 0;
 }
 
-/// The macro `name` has the same value for every compiler at directive `use`: each of its
-/// definitions before `use` comes after `after` (the last #include before it), at least one of
-/// them outside any conditional block, none pastes tokens, and each word of their bodies is a
-/// parameter or such a macro too.
-bool own_macro(const std::vector<Directive>& ds, std::size_t use, const std::string& name, long after,
-               std::set<std::string>& seen) {
-  if (!seen.insert(name).second) return true;  // a cycle stops expanding: no new words there
+/// Why the macro `name` might not have the same value for every compiler at directive `use`, or
+/// empty when it has: each of its definitions between the file's last #include (`after`) and
+/// `use` pastes no tokens and names only parameters and such macros, and one of them is outside
+/// any conditional block (so that no header's or compiler's definition is left).
+std::string not_own(const std::vector<Directive>& ds, std::size_t use, const std::string& name, long after,
+                    std::set<std::string>& seen) {
+  if (!seen.insert(name).second) return {};  // a cycle stops expanding: no new words there
   bool top_level = false;
-  for (std::size_t k = 0; k < use; ++k) {
+  for (std::size_t k = static_cast<std::size_t>(after + 1); k < use; ++k) {
     const Directive& d = ds[k];
     if (d.macro != name) continue;
-    if (static_cast<long>(k) < after || d.pastes) return false;
+    if (d.pastes) return "'" + name + "', which pastes tokens (## or #) and so can build any name, a compiler's macro too";
     top_level = top_level || d.depth == 0;
     for (const std::string& w : d.body)
-      if (!d.parameters.count(w) && !operator_word(w) && w != "__VA_ARGS__" && !own_macro(ds, use, w, after, seen))
-        return false;
+      if (!d.parameters.count(w) && !operator_word(w) && w != "__VA_ARGS__")
+        if (const std::string why = not_own(ds, use, w, after, seen); !why.empty())
+          return "'" + name + "', which expands to " + why;
   }
-  return top_level;
+  if (top_level) return {};
+  return "'" + name + "', which this file does not define for itself (outside any #if block, after its last #include)";
 }
 
 std::string where(const Code& c, const std::string& name, std::size_t at) {
@@ -363,12 +365,12 @@ std::string directive_problem(const Code& c, const std::string& name) {
     for (const Word& w : d.words) {
       if (operator_word(w.text)) continue;
       std::set<std::string> seen;
-      // A test before the last #include: a header included later could still define its words.
-      if (static_cast<long>(k) > last_include && own_macro(ds, k, w.text, last_include, seen)) continue;
-      return where(c, name, w.at) + ": '#" + d.name + "' tests '" + w.text +
-             "', which this file does not define for itself: a conditional may test only macros the file defines"
-             " outside any #if block, after its last #include, from its own macros alone (no ## pasting), so that"
-             " every compiler takes the same branch " + kOneProgram + kOneProgramHint;
+      // Before the last #include every word fails: a header included later could still define it.
+      const std::string why = not_own(ds, k, w.text, static_cast<long>(k) > last_include ? last_include : static_cast<long>(k), seen);
+      if (why.empty()) continue;
+      return where(c, name, w.at) + ": '#" + d.name + "' tests " + why +
+             ": a conditional may test only macros the file defines outside any #if block, after its last #include,"
+             " from its own macros alone, so that every compiler takes the same branch " + kOneProgram + kOneProgramHint;
     }
   }
   return {};
