@@ -164,6 +164,24 @@ std::string own_name(const std::string& file) {
   return name;
 }
 
+/// The file nvcc compiles for `file`. A staged copy's #line directive names the hand-in's own
+/// path, which may hold characters ptxas cannot read back from the PTX's .file directive (a quote,
+/// a backslash): nvcc gets a copy in `dir` named by that path's base name with them replaced by
+/// '_' (as the kit replaces them in the emulator's counted lines), its first line `#line 1`, so
+/// that its lines stay those the emulator counts. The reference's files are compiled as they are.
+std::string nvcc_input(const std::string& file, const std::string& dir) {
+  const std::string name = own_name(file);
+  if (name == file) return file;
+  std::string base = fs::path(name).filename().string();
+  if (base.empty()) base = fs::path(file).filename().string();
+  std::replace_if(base.begin(), base.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
+  std::string text = read_text(file);
+  text.replace(0, text.find('\n'), "#line 1");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/" + base, std::ios::binary) << text;
+  return dir + "/" + base;
+}
+
 /// The compiler's output without the text of files the hand-in may not read: a message located
 /// in such a file (an `#include "/etc/passwd"` makes the compiler quote its lines) is left out
 /// with the lines that follow it (the quoted source, the caret), and counted. `cwd`: where the
@@ -293,7 +311,8 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   json kernels = json::array();
   static const std::regex entry(R"(Compiling entry function '([^']+)')");
   static const std::regex used(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
-  for (const std::string& file : files) {
+  for (const std::string& compiled : files) {
+    const std::string file = nvcc_input(compiled, work_dir + "/src/nvcc");
     // The intermediate files kept: the PTX (with its source lines), whose loops say how many bytes a
     // thread loads per trip.
     const std::string keep = tmp + "/keep-" + fs::path(file).stem().string();
@@ -301,12 +320,12 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
     const ProcessResult r =
         confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-c", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
                   "--keep-dir", keep, "-I", std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I",
-                  fs::path(file).parent_path().string(), "-x", "cu", file},
+                  fs::path(compiled).parent_path().string(), "-x", "cu", file},
                  spec, verbose);
     if (!r.ok())
       return unavailable("nvcc could not compile " + fs::path(file).filename().string() + " for " + arch +
                              " to count its registers (" + r.describe() + "):\n" +
-                             tail_lines(shown_diagnostics(r.output, readable_by(lab, own_name(file), work_dir), build_dir), 8),
+                             tail_lines(shown_diagnostics(r.output, readable_by(lab, file, work_dir), build_dir), 8),
                          "failed");
     std::map<std::string, std::vector<gpulab::grade::perfmodel::PtxLoadGroup>> loads;
     std::ifstream ptx_file(keep + "/" + fs::path(file).stem().string() + ".ptx");

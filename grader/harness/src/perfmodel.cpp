@@ -88,8 +88,8 @@ std::string beyond_ceiling(const Gpu& g, double flops_per_s, double dram_bytes_p
        << g.name << " (" << fp32_peak_flops(g) / 1e12 << " TFLOP/s: " << g.sms << " SMs x " << g.fp32_lanes
        << " FMA lanes x 2 FLOP x " << g.clock_hz / 1e9 << " GHz)";
   else if (dram_bytes_per_s > g.dram_bytes_per_s)
-    os << dram_bytes_per_s / 1e9 << " GB/s, " << dram_bytes_per_s / g.dram_bytes_per_s << " times the DRAM bandwidth of an "
-       << g.name << " (" << g.dram_bytes_per_s / 1e9 << " GB/s)";
+    os << dram_bytes_per_s / 1e12 << " TB/s, " << dram_bytes_per_s / g.dram_bytes_per_s << " times the DRAM bandwidth of an "
+       << g.name << " (" << g.dram_bytes_per_s / 1e12 << " TB/s)";
   return os.str();
 }
 
