@@ -349,7 +349,7 @@ std::string where(const Code& c, const std::string& name, std::size_t at) {
 }
 
 /// The first conditional directive that tests something the file does not define for itself, a
-/// #line directive or a line marker; empty when none.
+/// #line directive or a line marker, a #pragma push_macro or pop_macro; empty when none.
 std::string directive_problem(const Code& c, const std::string& name) {
   const std::vector<Directive> ds = directives(c);
   long last_include = -1;
@@ -361,6 +361,13 @@ std::string directive_problem(const Code& c, const std::string& name) {
       return where(c, name, d.at) + ": a #line directive renames or renumbers the file: the emulator's metrics and" +
              " nvcc's line table would no longer name the same source " + kOneProgram +
              "\n  hint: remove it; the grader names your file and its lines itself";
+    const auto stack = std::find_if(d.words.begin(), d.words.end(), [](const Word& w) {
+      return w.text == "push_macro" || w.text == "pop_macro";
+    });
+    if (d.name == "pragma" && stack != d.words.end())
+      return where(c, name, d.at) + ": '#pragma " + stack->text + "' can bring back a header's or a compiler's" +
+             " definition of a macro the file defined for itself, and so what a conditional tests " + kOneProgram +
+             "\n  hint: remove it; define your macros once, after your #include lines";
     if (!conditional(d.name)) continue;
     for (const Word& w : d.words) {
       if (operator_word(w.text)) continue;

@@ -62,6 +62,10 @@ TEST(GraderSourceRules, ConditionalsTestOnlyTheFilesOwnMacros) {
   EXPECT_NE(check(head + "#define CAT(a, b) a##b\n#if CAT(_, _)\n#endif\n").find("'CAT', which pastes tokens"), std::string::npos);
   EXPECT_NE(check(head + "#define X CUDA_ARCH_LIST\n#if X\n#endif\n").find("'X', which expands to 'CUDA_ARCH_LIST'"),
             std::string::npos);
+  // A pushed and popped macro comes back with the header's or the command line's value.
+  EXPECT_NE(check(head + "#pragma push_macro(\"NDEBUG\")\n#define NDEBUG 0\n#pragma pop_macro(\"NDEBUG\")\n#if NDEBUG\n#endif\n")
+                .find("k.cu:2: '#pragma push_macro'"),
+            std::string::npos);
   // Digraph spelling of '#'.
   EXPECT_NE(check(head + "%:ifdef NDEBUG\n%:endif\n").find("tests 'NDEBUG'"), std::string::npos);
 }
