@@ -18,6 +18,7 @@
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/rubric.hpp"
 #include "process.hpp"
+#include "source_rules.hpp"
 #include "vetting.hpp"
 
 namespace fs = std::filesystem;
@@ -103,50 +104,6 @@ std::string compiler_errors(const std::string& output) {
   return errors.empty() ? tail_lines(output, 25) : errors;
 }
 
-/// Words a kernel file has no use for, which get past the other checks: inline assembly (raw
-/// system calls, `.incbin` reads files at compile time without a dependency) and calls of the
-/// emulator's tracing hooks by hand (they would inflate the memory metrics). Comments and string
-/// literals are skipped, so a comment mentioning them is fine.
-std::string forbidden_words(const std::string& text, const std::string& name) {
-  static const std::regex word(
-      R"(\b(asm|__asm|__asm__|__sanitizer_cov_\w*|__builtin_trap_unless_\w*|gpulab_emu_\w*)\b)");
-  std::string code;  // the text with comments and literals blanked, newlines kept
-  code.reserve(text.size());
-  enum { normal, line_comment, block_comment, string, character } state = normal;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i], next = i + 1 < text.size() ? text[i + 1] : 0;
-    switch (state) {
-      case normal:
-        if (c == '/' && next == '/') state = line_comment;
-        else if (c == '/' && next == '*') state = block_comment, ++i;
-        else if (c == '"') state = string;
-        else if (c == '\'') state = character;
-        code += state == normal ? c : ' ';
-        break;
-      case line_comment:
-        if (c == '\n') state = normal;
-        code += c == '\n' ? '\n' : ' ';
-        break;
-      case block_comment:
-        if (c == '*' && next == '/') state = normal, ++i;
-        code += c == '\n' ? '\n' : ' ';
-        break;
-      case string:
-      case character:
-        if (c == '\\') ++i;
-        else if ((state == string && c == '"') || (state == character && c == '\'')) state = normal;
-        code += c == '\n' ? '\n' : ' ';
-        break;
-    }
-  }
-  std::smatch m;
-  if (!std::regex_search(code, m, word)) return {};
-  const long line = 1 + std::count(code.begin(), code.begin() + m.position(0), '\n');
-  return name + ":" + std::to_string(line) + " uses '" + m[1].str() +
-         "', which the grader does not allow: a kernel file needs no inline assembly and must not call the"
-         " emulator's tracing hooks or touch its instruction counters (rule: source text)\n  hint: write the kernel in CUDA C++";
-}
-
 /// The directories a compiler searches for <...> headers by itself (its own and the system's),
 /// from `compiler -E -v`: a toolchain under /opt has its headers there. nvcc's host compiler is
 /// asked (its -ccbin, else g++), since the headers nvcc reads are the host compiler's.
@@ -175,6 +132,98 @@ std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cm
     }
   }
   return cache[compiler] = dirs;
+}
+
+/// What a hand-in may read (vetting::may_include): its own file (also by its #line name, as
+/// nvcc names it), its lab's headers, gpulab's headers, its staging directory, system headers.
+struct Readable {
+  std::vector<std::string> dirs, files;
+  bool operator()(const std::string& path) const { return vetting::may_include(path, GPULAB_SOURCE_DIR, dirs, files); }
+};
+
+Readable readable_by(const LabInfo& lab, const std::string& handin, const std::string& work_dir) {
+  // (`handin`: its #line name; the staged copy is in the staging directory)
+  Readable r;
+  r.dirs = {std::string(GPULAB_SOURCE_DIR) + "/common/include", std::string(GPULAB_SOURCE_DIR) + "/common/emu/include",
+            work_dir + "/src"};
+  for (const auto& e : fs::directory_iterator(lab.lab_dir))
+    if (e.path().extension() == ".hpp" || e.path().extension() == ".h") r.files.push_back(e.path().string());
+  r.files.push_back(handin);
+  return r;
+}
+
+/// The name a compiled file gives the compiler's messages: the path of a staged copy's leading
+/// #line directive (vetting::staged_text), unescaped; the file's own for the reference's.
+std::string own_name(const std::string& file) {
+  std::ifstream in(file);
+  std::string first, name;
+  std::getline(in, first);
+  if (first.rfind("#line 1 \"", 0) != 0) return file;
+  for (std::size_t i = 9; i < first.size() && first[i] != '"'; ++i)
+    name += first[i] == '\\' && i + 1 < first.size() ? first[++i] : first[i];
+  return name;
+}
+
+/// The file nvcc compiles for `file`. A staged copy's #line directive names the hand-in's own
+/// path, which may hold characters ptxas cannot read back from the PTX's .file directive (a quote,
+/// a backslash): nvcc gets a copy in `dir` named by that path's base name with them replaced by
+/// '_' (as the kit replaces them in the emulator's counted lines), its first line `#line 1`, so
+/// that its lines stay those the emulator counts. The reference's files are compiled as they are.
+std::string nvcc_input(const std::string& file, const std::string& dir) {
+  const std::string name = own_name(file);
+  if (name == file) return file;
+  std::string base = fs::path(name).filename().string();
+  if (base.empty()) base = fs::path(file).filename().string();
+  std::replace_if(base.begin(), base.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
+  std::string text = read_text(file);
+  text.replace(0, text.find('\n'), "#line 1");
+  fs::create_directories(dir);
+  std::ofstream(dir + "/" + base, std::ios::binary) << text;
+  return dir + "/" + base;
+}
+
+/// The compiler's output without the text of files the hand-in may not read: a message located
+/// in such a file (an `#include "/etc/passwd"` makes the compiler quote its lines) is left out
+/// with the lines that follow it (the quoted source, the caret), and counted. `cwd`: where the
+/// compiler ran (relative paths).
+std::string shown_diagnostics(const std::string& output, const Readable& readable, const std::string& cwd) {
+  if (!defence_enabled("compiler-output")) return output;
+  static const std::regex located(R"(^(.+?)(?::\d+(?::\d+)?|\(\d+\)): (fatal error|error|warning|note|remark))");
+  static const std::regex inclusion(R"(^(In file included from |\s+from |In module ))");
+  std::map<std::string, int> hidden;
+  std::istringstream in(output);
+  std::string shown;
+  bool hiding = false;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, located)) {
+      const fs::path file = m[1].str();
+      hiding = !readable((file.is_absolute() ? file : fs::path(cwd) / file).string());
+      if (hiding) ++hidden[m[1].str()];
+    } else if (std::regex_search(line, inclusion)) {
+      hiding = false;  // where an #include is: paths and line numbers only
+    }
+    if (!hiding) shown += line + "\n";
+  }
+  for (const auto& [file, n] : hidden)
+    shown += file + ": note: " + std::to_string(n) + " compiler message(s) about this file are not shown: the grader"
+             " shows compiler output only for your file, your lab's headers, gpulab's headers and system headers\n";
+  return shown;
+}
+
+/// The include rules on a compilation's dependency list: the files a hand-in may read, and no
+/// header of a library its lab forbids. Empty when all is well.
+std::string includes_problem(const LabInfo& lab, const Readable& readable, const std::string& deps,
+                             const std::vector<std::string>& cmd) {
+  if (!defence_enabled("includes")) return {};
+  vetting::add_system_include_dirs(compiler_search_dirs(cmd));
+  if (const std::string bad = vetting::check_dependencies(deps, GPULAB_SOURCE_DIR, readable.dirs, readable.files);
+      !bad.empty())
+    return bad;
+  std::vector<std::string> forbidden;
+  std::istringstream names(Rubric::load(lab.rubric).text("lab", "forbidden_libraries").value_or(""));
+  for (std::string name; names >> name;) forbidden.push_back(name);
+  return vetting::check_library_headers(deps, forbidden);
 }
 
 HandinBuild failed(const std::string& message, const std::string& isolation = "") {
@@ -237,7 +286,11 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
                              const std::string& work_dir, const std::string& arch, double timeout_seconds,
                              bool verbose) {
   using nlohmann::json;
-  auto unavailable = [](const std::string& why) { return json{{"not_measured", why}}.dump(); };
+  // "nvcc": "absent" is this machine's lack (the grades that need nvcc are made without it, as
+  // the rubrics say); "failed" is the hand-in's (kit::nvcc_view).
+  auto unavailable = [](const std::string& why, const char* nvcc) {
+    return json{{"not_measured", why}, {"nvcc", nvcc}}.dump();
+  };
   std::string nvcc;
   for (const std::string& candidate : {std::string("/usr/local/cuda/bin/nvcc"), std::string("/usr/bin/nvcc")})
     if (fs::exists(candidate)) {
@@ -247,7 +300,8 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   if (nvcc.empty())
     return unavailable("no nvcc on this machine: the emulator's performance grade predicts a GPU's speed from the"
                        " kernels' registers, which nvcc reports (install the CUDA Toolkit; compiling is enough, no GPU"
-                       " is needed)");
+                       " is needed)",
+                       "absent");
   const std::string tmp = work_dir + "/nvcc-tmp";
   fs::create_directories(tmp);
   SandboxSpec spec = base_sandbox(build_dir, work_dir, timeout_seconds);
@@ -257,7 +311,8 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   json kernels = json::array();
   static const std::regex entry(R"(Compiling entry function '([^']+)')");
   static const std::regex used(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
-  for (const std::string& file : files) {
+  for (const std::string& compiled : files) {
+    const std::string file = nvcc_input(compiled, work_dir + "/src/nvcc");
     // The intermediate files kept: the PTX (with its source lines), whose loops say how many bytes a
     // thread loads per trip.
     const std::string keep = tmp + "/keep-" + fs::path(file).stem().string();
@@ -265,11 +320,13 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
     const ProcessResult r =
         confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-c", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
                   "--keep-dir", keep, "-I", std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I",
-                  fs::path(file).parent_path().string(), "-x", "cu", file},
+                  fs::path(compiled).parent_path().string(), "-x", "cu", file},
                  spec, verbose);
     if (!r.ok())
       return unavailable("nvcc could not compile " + fs::path(file).filename().string() + " for " + arch +
-                         " to count its registers (" + r.describe() + "):\n" + tail_lines(r.output, 8));
+                             " to count its registers (" + r.describe() + "):\n" +
+                             tail_lines(shown_diagnostics(r.output, readable_by(lab, file, work_dir), build_dir), 8),
+                         "failed");
     std::map<std::string, std::vector<gpulab::grade::perfmodel::PtxLoadGroup>> loads;
     std::ifstream ptx_file(keep + "/" + fs::path(file).stem().string() + ".ptx");
     if (ptx_file) {
@@ -324,7 +381,8 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
     const std::string staged = work_dir + "/src/" + source;
     const std::string text = read_text(files[k]);
     if (defence_enabled("source-text"))
-      if (const std::string bad = forbidden_words(text, fs::path(files[k]).filename().string()); !bad.empty())
+      if (const std::string bad = source_rules::check_source(text, fs::path(files[k]).filename().string());
+          !bad.empty())
         return failed(bad);
     std::ofstream(staged, std::ios::binary)
         << (defence_enabled("staging") ? vetting::staged_text(text, files[k])
@@ -355,7 +413,7 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       isolation = tr.isolation;
       if (tr.timed_out || !tr.ok()) {
         // The tool names the staged copy, whose first line is the #line directive it starts with.
-        std::istringstream lines(tr.output);
+        std::istringstream lines(shown_diagnostics(tr.output, readable_by(lab, files[k], work_dir), build_dir));
         std::string why;
         for (std::string line; std::getline(lines, line) && why.size() < 4000;) {
           int n = 0;
@@ -376,8 +434,16 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       return failed("compiling " + source + " did not finish within " + std::to_string(int(timeout_seconds)) +
                         " s (the build's time limit)\n  hint: a template or constexpr computation that never ends?",
                     isolation);
-    if (!cc.ok())
-      return failed("the code does not compile (" + cc.describe() + "):\n" + compiler_errors(cc.output), isolation);
+    const Readable readable = readable_by(lab, files[k], work_dir);
+    if (!cc.ok()) {
+      // The include rules first (the dependency list is written on errors too): a file the
+      // hand-in may not read never reaches its messages.
+      if (const std::string bad = fs::exists(deps) ? includes_problem(lab, readable, deps, cmd) : ""; !bad.empty())
+        return failed(bad, isolation);
+      return failed("the code does not compile (" + cc.describe() + "):\n" +
+                        compiler_errors(shown_diagnostics(cc.output, readable, build_dir)),
+                    isolation);
+    }
     // The same rule on the preprocessed text of the hand-in's own lines: a word built by token
     // pasting or hidden behind a line splice is spelt out there (clang and hipcc; nvcc's objects
     // are checked for system-call instructions instead).
@@ -399,29 +465,12 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
           own += (current == files[k] || current.find(fs::path(files[k]).filename().string()) != std::string::npos)
                      ? line + "\n" : "\n";
         }
-        if (const std::string bad = forbidden_words(own, fs::path(files[k]).filename().string()); !bad.empty())
-          return failed(bad.substr(0, bad.find(':')) + ": after preprocessing" + bad.substr(bad.find(' ')), isolation);
+        if (const std::string bad = source_rules::check_preprocessed(own, fs::path(files[k]).filename().string());
+            !bad.empty())
+          return failed(bad, isolation);
       }
     }
-    if (defence_enabled("includes")) {
-      vetting::add_system_include_dirs(compiler_search_dirs(cmd));
-      std::vector<std::string> allowed_files;
-      for (const auto& e : fs::directory_iterator(lab.lab_dir))
-        if (e.path().extension() == ".hpp" || e.path().extension() == ".h") allowed_files.push_back(e.path().string());
-      // nvcc names the source by its #line name (the hand-in file itself) in the dependency list.
-      allowed_files.push_back(files[k]);
-      const std::string bad = vetting::check_dependencies(
-          deps, GPULAB_SOURCE_DIR,
-          {std::string(GPULAB_SOURCE_DIR) + "/common/include", std::string(GPULAB_SOURCE_DIR) + "/common/emu/include",
-           work_dir + "/src"},
-          allowed_files);
-      if (!bad.empty()) return failed(bad, isolation);
-      std::vector<std::string> forbidden;
-      std::istringstream names(Rubric::load(lab.rubric).text("lab", "forbidden_libraries").value_or(""));
-      for (std::string name; names >> name;) forbidden.push_back(name);
-      if (const std::string refused = vetting::check_library_headers(deps, forbidden); !refused.empty())
-        return failed(refused, isolation);
-    }
+    if (const std::string bad = includes_problem(lab, readable, deps, cmd); !bad.empty()) return failed(bad, isolation);
     objects.push_back(object);
   }
 

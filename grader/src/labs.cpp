@@ -268,6 +268,22 @@ void run_gpu_sanitizer(const GradeOptions& opt, const LabInfo& lab, const std::s
   std::ofstream(out_path) << doc.dump(1);
 }
 
+/// A record the judge found tampered with (an event not tagged with the run's key, or out of the
+/// kit's order) says nothing about the code under test: every check of the lab fails, those the
+/// judge did not decide too.
+void fail_all_if_tampered(LabResult& r) {
+  for (const auto& [key, why] : r.info) {
+    if (key.rfind("record_tampered", 0) != 0) continue;
+    for (auto& c : r.checks)
+      if (c.passed || c.message.find("tampered") == std::string::npos) {
+        c.passed = false;
+        c.value.clear();
+        c.message = "the record was tampered with: " + why;
+      }
+    return;
+  }
+}
+
 /// Speed is graded only for a kernel that is right: a performance check whose run (same warp size
 /// or back-end) has a failing correctness check, or sanitizer findings, is not graded.
 void grade_performance_of_correct_kernels_only(LabResult& r) {
@@ -571,13 +587,14 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     const std::string record_path = work + "/record-" + std::to_string(ws) + ".bin";
     const std::string report_path = work + "/verdicts-" + std::to_string(ws) + ".tsv";
     RecordChannel record(record_path);
+    RecordKey key;
     const int channel = record.write_end();
-    std::vector<std::string> argv{runner, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
-                                  "--channel", std::to_string(channel)};
+    std::vector<std::string> argv{runner,    "--rubric", lab.rubric,  "--seed", opt.seed, "--impl", opt.impl,
+                                  "--channel", std::to_string(channel), "--record-key-fd", std::to_string(key.runner_fd())};
     if (!first || opt.skip_performance) argv.push_back("--no-performance");
     SandboxSpec spec = base_sandbox(opt.build_dir, work + "/run", timeout);
     fs::create_directories(work + "/run");
-    spec.pass_fds = {channel};
+    spec.pass_fds = {channel, key.runner_fd()};
     if (ws > 0) spec.env["GPULAB_WARP_SIZE"] = std::to_string(ws);
     if (const char* w = std::getenv("GPULAB_EMU_WORKERS")) spec.env["GPULAB_EMU_WORKERS"] = w;
     if (opt.backend != "emu") {
@@ -597,6 +614,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       if (opt.backend != "emu") lap("waiting for the GPU");
       proc = confined(argv, spec, opt.verbose);
     }
+    key.close_runner_end();
     record.finish();
     lap("run");
     if (r.isolation.empty() || opt.impl == "solution") r.isolation = proc.isolation;
@@ -612,7 +630,8 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
       ::close(::open(report_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     }
     std::vector<std::string> jargv{judge, "--rubric", lab.rubric, "--seed", opt.seed, "--impl", opt.impl,
-                                   "--replay", record_path, "--report", report_path, "--runner-status", status};
+                                   "--replay", record_path, "--report", report_path, "--runner-status", status,
+                                   "--record-key", key.hex()};
     if (!first || opt.skip_performance) jargv.push_back("--no-performance");
     else if (!kernel_resources_path.empty()) jargv.insert(jargv.end(), {"--kernel-resources", kernel_resources_path});
     if (gpu_sanitizer) {
@@ -664,6 +683,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   grade_performance_of_correct_kernels_only(r);
   if (opt.backend != "emu" && rubric.number_or("points", "portability", 0) > 0)
     r.checks.push_back(portability_check(lab, opt, work, emu));
+  fail_all_if_tampered(r);
   if (emu.valid()) {
     emu.wait();
     lap("waiting for the emulator");

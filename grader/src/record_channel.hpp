@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +15,46 @@
 #include <thread>
 #include <vector>
 
+#include "gpulab/grade/record_mac.hpp"
+
 namespace gpulab::grade {
+
+/// The key of one run's record (gpulab/grade/record_mac.hpp): fresh random bytes, given to the
+/// runner through a pipe of its own (runner_fd(), passed to the runner, which reads it once
+/// before any check runs and closes it) and to the judge as hex (hex()). The pipe's write end is
+/// closed once the key is in it: nothing else can be read there, nor written.
+class RecordKey {
+ public:
+  RecordKey() {
+    for (std::size_t got = 0; got < key_.size();) {
+      const ssize_t n = ::getrandom(key_.data() + got, key_.size() - got, 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw std::runtime_error("cannot draw a random key for the record");
+      got += static_cast<std::size_t>(n);
+    }
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe for the record's key");
+    const bool written = ::write(fds[1], key_.data(), key_.size()) == static_cast<ssize_t>(key_.size());
+    ::close(fds[1]);
+    read_ = fds[0];
+    if (!written) throw std::runtime_error("cannot write the record's key");
+  }
+  ~RecordKey() { close_runner_end(); }
+  RecordKey(const RecordKey&) = delete;
+  RecordKey& operator=(const RecordKey&) = delete;
+
+  int runner_fd() const { return read_; }
+  /// Once the runner has started (it holds its own copy of the descriptor).
+  void close_runner_end() {
+    if (read_ >= 0) ::close(read_);
+    read_ = -1;
+  }
+  std::string hex() const { return record_mac::to_hex(key_); }
+
+ private:
+  record_mac::Key key_{};
+  int read_ = -1;
+};
 
 /// The runner's record goes through a pipe, drained into `path` by a thread of the grader: the
 /// file size limit of the sandbox (student code may not fill the disk) does not cap the record,

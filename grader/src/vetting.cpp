@@ -232,16 +232,29 @@ void add_system_include_dirs(const std::vector<std::string>& dirs) {
     if (!d.empty() && std::find(all.begin(), all.end(), d) == all.end()) all.push_back(d);
 }
 
+bool may_include(const std::string& path, const std::string& repo_root, const std::vector<std::string>& allowed_dirs,
+                 const std::vector<std::string>& allowed_files) {
+  const fs::path lexical = fs::absolute(path).lexically_normal();
+  const fs::path real = canonical_or_normal(path);
+  for (const auto& f : allowed_files)
+    if (canonical_or_normal(f) == real) return true;
+  for (const auto& d : allowed_dirs)
+    if (under(real, canonical_or_normal(d).string())) return true;
+  if (under(real, canonical_or_normal(repo_root).string())) return false;
+  for (const auto& s : system_include_dirs())
+    if (under(real, s) || under(lexical, s)) return true;
+  // A toolchain installed under /usr or /opt keeps its headers in an include/ directory
+  // (e.g. /opt/gcc/lib/gcc/x86_64-linux-gnu/13/include): nobody's hand-in lives there.
+  const std::string r = real.string();
+  return (r.rfind("/usr/", 0) == 0 || r.rfind("/opt/", 0) == 0) && r.find("/include/") != std::string::npos;
+}
+
 std::string check_dependencies(const std::string& depfile, const std::string& repo_root,
                                const std::vector<std::string>& allowed_dirs,
                                const std::vector<std::string>& allowed_files) {
   const std::vector<std::string> deps = parse_depfile(read_text(depfile));
   if (deps.empty())
     return "cannot check what the submission includes: the compiler's dependency file " + depfile + " is missing or empty";
-  std::vector<std::string> dirs, files;
-  for (const auto& d : allowed_dirs) dirs.push_back(canonical_or_normal(d).string());
-  for (const auto& f : allowed_files) files.push_back(canonical_or_normal(f).string());
-  const std::string repo = canonical_or_normal(repo_root).string();
   std::string contract;
   for (const auto& f : allowed_files) {
     const std::string ext = fs::path(f).extension().string();
@@ -249,17 +262,8 @@ std::string check_dependencies(const std::string& depfile, const std::string& re
   }
   Offences offences;
   for (std::size_t i = 1; i < deps.size(); ++i) {
-    const fs::path lexical = fs::absolute(deps[i]).lexically_normal();
     const fs::path real = canonical_or_normal(deps[i]);
-    bool ok = std::find(files.begin(), files.end(), real.string()) != files.end();
-    for (const auto& d : dirs) ok = ok || under(real, d);
-    if (!ok && !under(real, repo)) {
-      for (const auto& s : system_include_dirs()) ok = ok || under(real, s) || under(lexical, s);
-      // A toolchain installed under /usr or /opt keeps its headers in an include/ directory
-      // (e.g. /opt/gcc/lib/gcc/x86_64-linux-gnu/13/include): nobody's hand-in lives there.
-      const std::string r = real.string();
-      ok = ok || ((r.rfind("/usr/", 0) == 0 || r.rfind("/opt/", 0) == 0) && r.find("/include/") != std::string::npos);
-    }
+    bool ok = may_include(deps[i], repo_root, allowed_dirs, allowed_files);
     // nvcc spells the #line name of the hand-in only up to its first double quote (a folder named
     // `a"b` gives `a`): a name that is no file, but the start of the hand-in's own path, is that.
     if (!ok && !fs::exists(deps[i])) {

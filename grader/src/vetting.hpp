@@ -51,6 +51,12 @@ void add_system_include_dirs(const std::vector<std::string>& dirs);
 /// labs, build trees), even where a system directory contains the repository. Everything else
 /// (/etc/passwd, /proc/..., /dev/..., another student's files) is refused. Paths are compared
 /// after resolving symbolic links and "..".
+/// The rule of check_dependencies for one file (`path`, absolute or relative to the working
+/// directory): whether a submission may read it. Compiler messages about other files are not
+/// shown either (their text could be anything the sandbox can read).
+bool may_include(const std::string& path, const std::string& repo_root, const std::vector<std::string>& allowed_dirs,
+                 const std::vector<std::string>& allowed_files);
+
 std::string check_dependencies(const std::string& depfile, const std::string& repo_root,
                                const std::vector<std::string>& allowed_dirs,
                                const std::vector<std::string>& allowed_files);

@@ -58,6 +58,8 @@ TEST_P(Adversarial, Verdict) {
   const Case& c = GetParam();
   if (c.stated.expect.empty()) GTEST_SKIP() << "no verdict stated for the " << GPULAB_BACKEND_NAME << " back-end";
   ASSERT_FALSE(c.stated.defences.empty()) << c.path << " names no defence (// defence: ...)";
+  for (const auto& tool : c.stated.needs)
+    if (!verdict::has_tool(tool)) GTEST_SKIP() << "the stated verdict needs " << tool << ", which this machine lacks";
   const fs::path dir = fs::temp_directory_path() / ("gpulab-adv-" + std::to_string(::getpid()) + "-" +
                                                     c.path.stem().string() + (c.defended ? "" : "-off"));
   fs::remove_all(dir);

@@ -260,3 +260,20 @@ TEST(Roofline, AWaveOf64IssuesOneInstructionForTwoCountedRequests) {
   const pm::Prediction q = pm::predict_roofline(counts, 0, h);
   EXPECT_DOUBLE_EQ(q.terms.at("issue"), (2000.0 + 1000.0) / (h.clock_hz * h.sms * h.schedulers));
 }
+
+TEST(GraderCeilings, ThePredictionsOfEveryGradeStayBelowTheGpusPeaks) {
+  const pm::Gpu& h200 = *pm::gpu("H200");
+  // 132 SMs x 128 FP32 lanes x 2 FLOP x 1.98 GHz
+  EXPECT_NEAR(pm::fp32_peak_flops(h200), 66.9e12, 0.1e12);
+  EXPECT_EQ(pm::beyond_ceiling(h200, 0, 0), "");
+  // cuBLAS's measured 51.4 TFLOP/s and the DRAM's 4.8 TB/s are within them; the reference
+  // reduction's predicted 4.45 TB/s (1.04 of CUB's 4.28) too.
+  EXPECT_EQ(pm::beyond_ceiling(h200, 51.39e12, 0), "");
+  EXPECT_EQ(pm::beyond_ceiling(h200, 0, 4.45e12), "");
+  // The host's work laundered through a decoy kernel: 581 TFLOP/s predicted ("11.3 of cuBLAS").
+  const std::string flops = pm::beyond_ceiling(h200, 581e12, 0);
+  EXPECT_NE(flops.find("8.68 times the FP32 peak of an H200 (66.9 TFLOP/s"), std::string::npos) << flops;
+  // A copy fraction of 1.3 on the H200's measured copy bandwidth: more than its DRAM moves.
+  const std::string bytes = pm::beyond_ceiling(h200, 0, 1.3 * h200.copy_bytes_per_s);
+  EXPECT_NE(bytes.find("1.05 times the DRAM bandwidth of an H200 (4.8 TB/s)"), std::string::npos) << bytes;
+}

@@ -8,6 +8,8 @@
 //   // expect: lab pass
 //   // expect: correctness.tile_multiples pass      (one check by name, at every warp size)
 //   // expect: exit 2 "substring of the grader's output"   (the grader's exit status)
+//   // expect: absent "text"                       (neither the report nor the grader's output
+//                                                   holds it: what must never be shown)
 //   // options: --timeout 10                       (extra grader options)
 //   // defence: symbols,sandbox                    (adversarial suite: what stops it; "none": a
 //                                                   fault with no switch, graded defended only)
@@ -71,11 +73,14 @@ inline Stated parse(const std::string& text, const std::string& backend) {
   bool defence_for_backend = false;  // `defence[cuda]: ...` wins over `defence: ...`
   const std::regex report_re(R"re(//\s*report:\s*([\w-]+))re");
   const std::regex needs_re(R"re(//\s*needs:\s*(\w+))re");
+  const std::regex absent_re(R"re(//\s*expect(\[(\w+)\])?:\s*absent\s+"([^"]*)")re");
   std::istringstream in(text);
   std::string line;
   std::smatch m;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, expect_re)) {
+    if (std::regex_search(line, m, absent_re)) {
+      if (!m[2].matched || m[2].str() == backend) s.expect.push_back({"absent", false, -1, m[3].str()});
+    } else if (std::regex_search(line, m, expect_re)) {
       if (m[2].matched && m[2].str() != backend) continue;
       Expectation e;
       e.kind = m[3].str();
@@ -137,6 +142,11 @@ inline std::string unmet(const Outcome& o, const std::vector<Expectation>& expec
       if (o.exit_status != e.exit_status) why << "exit status " << o.exit_status << ", expected " << e.exit_status << "\n";
       else if (!e.substring.empty() && o.log.find(e.substring) == std::string::npos)
         why << "the grader's output does not say \"" << e.substring << "\"\n";
+      continue;
+    }
+    if (e.kind == "absent") {
+      if (o.log.find(e.substring) != std::string::npos || o.report.dump().find(e.substring) != std::string::npos)
+        why << "the grader shows \"" << e.substring << "\"\n";
       continue;
     }
     if (!o.report.is_object() || !o.report.contains("labs") || o.report["labs"].empty()) {

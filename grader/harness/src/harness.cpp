@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include "gpulab/grade/kit.hpp"
@@ -82,7 +83,19 @@ class Reporter : public ::testing::EmptyTestEventListener {
   }
   void OnTestEnd(const ::testing::TestInfo& t) override {
     const bool measured = g_check.not_measured.empty();
-    const bool passed = t.result()->Passed() && measured;
+    bool passed = t.result()->Passed() && measured;
+    if (passed)
+      if (std::string extra = kit::record::steps_not_asked_for(); !extra.empty()) {
+        failures_.push_back(std::move(extra));
+        passed = false;
+      }
+    if (!kit::record::tampered().empty()) {
+      // Nothing in the record is the runner's: no value, no note, only why.
+      emit({"check", g_check.name, t.test_suite_name(), "0", "", "", "",
+            "the record was tampered with: " + kit::record::tampered() +
+                "\n  the whole lab fails: the grader cannot tell what the code under test did"});
+      return;
+    }
     std::string message;
     if (!measured) message = "not measured: " + g_check.not_measured;
     if (!passed && measured && g_check.has_value && g_check.rule_broken)
@@ -105,12 +118,22 @@ std::uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
+/// Every check of this lab process, in the order they run (the record's order).
+std::vector<std::string> all_checks() {
+  std::vector<std::string> names;
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  for (int i = 0; i < unit.total_test_suite_count(); ++i)
+    for (int j = 0; j < unit.GetTestSuite(i)->total_test_count(); ++j)
+      names.push_back(check_name(*unit.GetTestSuite(i)->GetTestInfo(j)));
+  return names;
+}
+
 [[noreturn]] void usage(const char* why) {
   std::cerr << "lab process: " << why
             << "\nusage: <lab> --rubric FILE [--seed N] [--impl NAME] [--no-performance]\n"
-               "         [--channel FD]                          runner: record what the code under test does\n"
+               "         [--channel FD [--record-key-fd FD]]     runner: record what the code under test does\n"
                "         [--replay FILE --report FILE [--runner-status TEXT] [--gpu-findings FILE]\n"
-               "          [--kernel-resources FILE]]              judge: replay and decide\n"
+               "          [--kernel-resources FILE] [--record-key HEX]]  judge: replay and decide\n"
                "       (with neither: run and judge in this process, for a quick look)\n";
   std::exit(2);
 }
@@ -158,6 +181,7 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, -1);  // -1: never give the heap's top back
 #endif
   ::testing::InitGoogleTest(&argc, argv);
+  ::testing::GTEST_FLAG(shuffle) = false;  // the record's events follow the checks' own order
   g_options.seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -171,6 +195,8 @@ int main(int argc, char** argv) {
     else if (a == "--impl") g_options.impl = value();
     else if (a == "--no-performance") g_options.performance = false;
     else if (a == "--channel") g_options.channel_fd = std::atoi(value().c_str());
+    else if (a == "--record-key-fd") g_options.record_key_fd = std::atoi(value().c_str());
+    else if (a == "--record-key") g_options.record_key = value();
     else if (a == "--replay") g_options.replay_path = value();
     else if (a == "--runner-status") g_options.runner_status = value();
     else if (a == "--gpu-findings") g_options.gpu_findings_path = value();
@@ -197,12 +223,16 @@ int main(int argc, char** argv) {
   } else if (!g_options.replay_path.empty()) {
     // The judge: never runs the code under test; the device is the runner's.
     std::string error;
+    std::optional<record_mac::Key> key;
+    if (!g_options.record_key.empty() && !record_mac::from_hex(g_options.record_key, key.emplace()))
+      usage("--record-key takes 32 hexadecimal digits");
     if (!kit::record::load(g_options.replay_path, g_options.runner_status.empty() ? "stopped" : g_options.runner_status,
-                           error))
+                           key, all_checks(), error))
       usage(error.c_str());
+    if (!kit::record::tampered().empty()) info("record_tampered", kit::record::tampered());
     for (const auto& [key, value] : kit::record::runner_info()) info(key, value);
   } else {
-    kit::record::open_channel(g_options.channel_fd);
+    kit::record::open_channel(g_options.channel_fd, g_options.record_key_fd);
     auto runner_info = [](const std::string& key, const std::string& value) {
       info(key, value);
       kit::record::send({{"type", "info"}, {"key", key}, {"value", value}});

@@ -771,7 +771,12 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
   // source lines the call's global load requests hit most (perfmodel::busiest_load_group).
   std::map<std::string, long long> requests_at;  // "file:line" -> global load requests
   for (const MetricRow& row : call.metrics())
-    if (!row.shared && !row.store) requests_at[row.where.substr(row.where.find_last_of('/') + 1)] += row.requests;
+    if (!row.shared && !row.store) {
+      // The base name as nvcc's copy of the file spells it (grader/src/handin.cpp, nvcc_input).
+      std::string line = row.where.substr(row.where.find_last_of('/') + 1);
+      std::replace_if(line.begin(), line.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
+      requests_at[line] += row.requests;
+    }
   long long static_shared = 0;
   std::vector<const KernelResources::LoadGroup*> groups;
   for (const auto& k : kernels) {
@@ -788,6 +793,8 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
                 " is public specifications";
     else if (!busiest) out.why = "the emulator recorded no launch shapes for the call";
     else out.why = why.empty() ? "no load in nvcc's PTX is on a line whose loads the emulator counted" : why;
+    // The machine's or the model's lack is no fault of the code under test; the rest is.
+    out.refused = gpu && gpu->measured && nvcc_view(why) != NvccView::not_on_this_machine;
     return out;
   }
   out.available = true;
@@ -874,9 +881,12 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
     ADD_FAILURE() << call.what() << ": no prediction: " << (p.available ? unusable : p.why);
     return 0;
   }
+  // The bytes the call needs cross the DRAM at least once in the time predicted.
+  if (refuse_implausible(call.what(), *g, 0, p.fraction * g->copy_bytes_per_s)) return 0;
   double fraction = std::min(p.fraction, 1.0);
   std::string bound = p.bound;
   const ReadPrediction read = predict_read_bandwidth(call, gpu, &scale);
+  if (!read.available && read.refused && refuse_unpredicted(call.what() + ": the bytes in flight", read.why)) return 0;
   if (read.available && read.bytes_per_s > 0) {
     const double in_flight = useful_bytes / g->copy_bytes_per_s / (read_bytes / read.bytes_per_s);
     if (in_flight < fraction) fraction = in_flight, bound = "bytes in flight";
@@ -955,6 +965,39 @@ std::vector<KernelResources> kernel_resources(std::string& why) {
   }
   if (out.empty()) why = "nvcc compiled no kernel from the code under test";
   return out;
+}
+
+NvccView nvcc_view(std::string& why) {
+  const std::string& path = options().kernel_resources_path;
+  std::ifstream in(path);
+  const json doc = path.empty() ? json() : json::parse(in, nullptr, false);
+  if (path.empty() || (doc.is_object() && doc.value("nvcc", "") == "absent")) {
+    why = path.empty() ? "the grader gave no registers per kernel (run the lab through ./gpulab grade)"
+                       : doc.value("not_measured", std::string("no nvcc on this machine"));
+    return NvccView::not_on_this_machine;
+  }
+  if (!kernel_resources(why).empty()) return NvccView::available;
+  return NvccView::refused;
+}
+
+bool refuse_unpredicted(const std::string& what, const std::string& why) {
+  if (!defence_enabled("prediction-required")) return false;
+  ADD_FAILURE() << what << ": not predicted: " << why
+                << "\nnvcc is on this machine and the prediction needs its view of the file (the registers and loads"
+                   " of the kernels a GPU would run); a check the grader cannot compute earns nothing"
+                   "\n  hint: make the file compile with nvcc as it is, with its kernels in it (a GPU build would"
+                   " refuse it too): nvcc -std=c++17 -arch=sm_90 -c FILE -I common/include -I labs/<lab>";
+  return true;
+}
+
+bool refuse_implausible(const std::string& what, const perfmodel::Gpu& gpu, double flops_per_s, double dram_bytes_per_s) {
+  const std::string beyond = perfmodel::beyond_ceiling(gpu, flops_per_s, dram_bytes_per_s);
+  if (beyond.empty() || !defence_enabled("prediction-ceiling")) return false;
+  ADD_FAILURE() << what << ": the prediction is implausible: " << beyond
+                << "; no kernel is faster than the GPU itself, so the counts the prediction came from miss work"
+                   " (done on the host, or where the emulator does not count)"
+                   "\n  hint: do the lab's work in kernels, on device memory, with the code the emulator traces";
+  return true;
 }
 
 void report_roofline(const Call& call) {

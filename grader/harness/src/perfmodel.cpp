@@ -78,6 +78,21 @@ const Gpu* grading_gpu(const std::string& name, std::string& why) {
   return g && g->measured ? g : nullptr;
 }
 
+double fp32_peak_flops(const Gpu& g) { return 2.0 * g.fp32_lanes * g.sms * g.clock_hz; }
+
+std::string beyond_ceiling(const Gpu& g, double flops_per_s, double dram_bytes_per_s) {
+  std::ostringstream os;
+  os.precision(3);
+  if (flops_per_s > fp32_peak_flops(g))
+    os << flops_per_s / 1e12 << " TFLOP/s, " << flops_per_s / fp32_peak_flops(g) << " times the FP32 peak of an "
+       << g.name << " (" << fp32_peak_flops(g) / 1e12 << " TFLOP/s: " << g.sms << " SMs x " << g.fp32_lanes
+       << " FMA lanes x 2 FLOP x " << g.clock_hz / 1e9 << " GHz)";
+  else if (dram_bytes_per_s > g.dram_bytes_per_s)
+    os << dram_bytes_per_s / 1e12 << " TB/s, " << dram_bytes_per_s / g.dram_bytes_per_s << " times the DRAM bandwidth of an "
+       << g.name << " (" << g.dram_bytes_per_s / 1e12 << " TB/s)";
+  return os.str();
+}
+
 int occupancy(const Gpu& g, long long threads, int registers, long long shared_bytes, std::string& limit) {
   const long long warps = ceil_div(threads, g.warp);
   const long long per_warp = ceil_div(static_cast<long long>(registers) * g.warp, g.reg_unit) * g.reg_unit;

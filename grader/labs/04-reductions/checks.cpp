@@ -467,10 +467,13 @@ TEST(performance, predicted_fraction_of_vendor) {
   if (!measured_call(call)) return;
   const kit::ReadPrediction read = kit::predict_read_bandwidth(call, model_name);
   if (!read.available) {
+    if (read.refused && kit::refuse_unpredicted(call.what(), read.why)) return;
     note("no speed prediction (" + read.why + "): the bytes in flight are not graded on this machine");
     return;
   }
   const double bandwidth = read.bytes_per_s;
+  if (const perfmodel::Gpu* gpu = perfmodel::gpu(model_name); gpu && kit::refuse_implausible(call.what(), *gpu, 0, bandwidth))
+    return;
   const double fraction = bandwidth / vendor;
   std::ostringstream os;
   os.precision(3);

@@ -319,6 +319,9 @@ TEST(performance, predicted_fraction_of_vendor) {
   // not turn the whole grade back into the traffic rule.)
   bool counted = false;
   for (const auto& l : e.launch_shapes) counted = counted || l.count("total") > 0;
+  if (gpu && kernels.empty() && kit::nvcc_view(why) == kit::NvccView::refused &&
+      kit::refuse_unpredicted(call.what(), why))
+    return;  // the traffic rule is for machines without nvcc, not for files nvcc is not shown
   if (!gpu || kernels.empty() || !counted) {
     // Without a prediction: the traffic rule (bytes per FMA and bank conflicts), which cannot tell
     // a 1D register tile from a fast kernel (docs/results/verdict-agreement.md).
@@ -356,6 +359,7 @@ TEST(performance, predicted_fraction_of_vendor) {
     if (p.seconds >= slowest.seconds) slowest = p;
   }
   const double tflops = std::isfinite(seconds) && seconds > 0 ? 2.0 * big_n * big_n * big_n / seconds / 1e12 : 0;
+  if (kit::refuse_implausible(call.what(), *gpu, tflops * 1e12, 0)) return;
   const double vendor_tflops = r.number("performance.emu", "vendor_tflops");
   const double fraction = tflops / vendor_tflops;
   const double min_fraction = r.number("performance.emu", "min_predicted_fraction_of_vendor");

@@ -7,7 +7,8 @@
 //
 // Names: sandbox, includes, symbols, kernel-outputs, input-coverage, host-access, plan,
 //        timed-outputs, reports, memory-limit, source-text, staging, handin-paths, record,
-//        verdict-file, device-to-host, host-work-on-gpu.
+//        verdict-file, device-to-host, host-work-on-gpu, record-mac, compiler-output,
+//        prediction-required, prediction-ceiling.
 #pragma once
 
 #include <cstdlib>

@@ -26,7 +26,9 @@ struct Options {
   std::string report_path;
   std::string impl = "student";  ///< what is graded: student, solution or submission
   int channel_fd = -1;           ///< runner: where the record goes (gpulab/grade/kit.hpp)
+  int record_key_fd = -1;        ///< runner: where the key of the record's tags is read, once
   std::string replay_path;       ///< judge: the runner's record
+  std::string record_key;        ///< judge: the key of the record's tags (hex; none: not checked)
   std::string runner_status;     ///< judge: how the runner ended
   std::string gpu_findings_path; ///< judge on a GPU back-end: the GPU sanitizer's findings (JSON)
   /// judge on the emu back-end: registers and shared memory of the kernels under test, from nvcc

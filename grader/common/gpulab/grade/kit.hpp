@@ -97,6 +97,21 @@ struct KernelResources {
 /// `why` set, when there is no such list (no nvcc, a file nvcc rejects, or a run without the
 /// grader).
 std::vector<KernelResources> kernel_resources(std::string& why);
+/// Whose fault it is that kernel_resources has nothing: nobody's where this machine has no nvcc
+/// (or the judge was given no list: a run without the grader), the code under test's where nvcc
+/// is here and rejected the file or found no kernel in it (nvcc would see other code than the
+/// emulator runs).
+enum class NvccView { available, not_on_this_machine, refused };
+NvccView nvcc_view(std::string& why);
+
+/// Judge: a check whose prediction needs nvcc's view of the code under test, which the code
+/// under test denied (NvccView::refused), fails saying why: "not measured" earns nothing
+/// (defence prediction-required). True when it failed the check.
+bool refuse_unpredicted(const std::string& what, const std::string& why);
+/// Judge: a prediction beyond what `gpu` can physically do (perfmodel::beyond_ceiling: more
+/// FLOP/s than its FP32 peak, more bytes/s than its DRAM moves) is refused as implausible: the
+/// check fails (defence prediction-ceiling). True when it failed the check.
+bool refuse_implausible(const std::string& what, const perfmodel::Gpu& gpu, double flops_per_s, double dram_bytes_per_s);
 
 /// One finding of the emulator's sanitizer, as recorded.
 struct Finding {
@@ -258,6 +273,9 @@ GpuScale scale_to_size(const Call& here, double n, const Call& other, double oth
 struct ReadPrediction {
   bool available = false;
   std::string why;  ///< when not available (no nvcc, no model of that GPU, no launch recorded)
+  /// Not available because of the code under test (nvcc rejected it or found no kernel, no load of
+  /// nvcc's PTX on a line the emulator counted, no launch recorded), not of this machine or model
+  bool refused = false;
   double bytes_per_s = 0, threads_per_sm = 0, blocks = 0;
   long long bytes_per_thread = 0, weight = 0, threads_per_block = 0;
   int loads = 0, registers = 0;

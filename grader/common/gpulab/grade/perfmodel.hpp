@@ -62,6 +62,15 @@ struct Prediction {
   std::map<std::string, double> terms;  ///< predict_roofline: seconds of each term (dram, issue, ...)
 };
 
+/// The GPU's physical ceilings: its FP32 peak (an FMA, 2 FLOP, per FP32 lane and clock on every
+/// SM) and its DRAM's bandwidth. No kernel exceeds them.
+double fp32_peak_flops(const Gpu& g);
+/// Why a prediction for `g` is beyond its ceilings (more than its FP32 peak in `flops_per_s`, or
+/// more than its DRAM's bandwidth in `dram_bytes_per_s`, the bytes the work must move through
+/// the DRAM at least once over the time predicted): a model that predicts it was given counts
+/// that miss work. Empty when within them (0: not predicted).
+std::string beyond_ceiling(const Gpu& g, double flops_per_s, double dram_bytes_per_s);
+
 /// Blocks of `threads` threads that fit on one SM (CU) with `registers` per thread and
 /// `shared_bytes` per block, and what limits them (0 when not even one fits). On a GPU with SIMDs
 /// (Gpu::simds) the registers limit the waves of each SIMD, as AMD's compiler computes its

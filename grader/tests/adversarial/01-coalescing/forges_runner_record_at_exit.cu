@@ -1,13 +1,15 @@
 // Forges the runner's record: the lab process sends what the code under test did over a channel
-// (--channel FD) and the judge keeps the last event it reads for each (check, call). At exit, a
-// static object's destructor appends one more event for the measured call of the performance check,
-// with the right sums but the evidence of a perfectly coalesced kernel; it writes through stderr's
-// FILE with its descriptor swapped for the channel's (fwrite and stderr are allowed), in CBOR
-// written by hand. The kernel is the slow thread-per-row stub.
-// defence: record
+// (--channel FD). At exit, a static object's destructor appends one more event for the measured
+// call of the performance check, with the right sums but the evidence of a perfectly coalesced
+// kernel; it writes through stderr's FILE with its descriptor swapped for the channel's (fwrite
+// and stderr are allowed symbols), in CBOR written by hand. The kernel is the slow thread-per-row
+// stub. Three defences stop it, each alone: the source-text rule refuses the FILE's member
+// (_fileno); the event's tag is not one of the run's key (record-mac); and a second event for a
+// step the kit already sent breaks the kit's order (record).
+// defence: source-text,record,record-mac
 // The forged event is the emulator's performance check (its evidence, not timings): emulator only.
 // expect[emu]: lab fail
-// expect[emu]: performance fail "tampering"
+// expect[emu]: performance fail "a member of the C library's FILE"
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -32,16 +34,38 @@ __global__ void row_sum_thread_per_row(const float* m, float* sums, int n) {
 int g_channel = -1;
 
 // glibc passes (argc, argv, envp) to the functions of .init_array.
-__attribute__((constructor)) void find_channel(int argc, char** argv, char**) {
+[[gnu::constructor]] void find_channel(int argc, char** argv, char**) {
   for (int i = 1; i + 1 < argc; ++i)
     if (std::string(argv[i]) == "--channel") g_channel = std::atoi(argv[i + 1]);
 }
 
-std::uint64_t fnv1a(const std::vector<float>& v) {
+// The kit's digest of an input (grader/harness/src/kit.cpp, content_hash), read from its source.
+std::uint64_t digest(const std::vector<float>& v) {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const auto* p = reinterpret_cast<const unsigned char*>(v.data());
-  std::uint64_t h = 1469598103934665603ull;
-  for (std::size_t i = 0; i < v.size() * sizeof(float); ++i) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
+  const std::size_t n = v.size() * sizeof(float);
+  std::uint64_t h[4] = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0xA4093822299F31D0ull, 0x082EFA98EC4E6C89ull};
+  auto mix = [](std::uint64_t x, std::uint64_t w) {
+    x = (x ^ w) * kMul;
+    return (x << 29) | (x >> 35);
+  };
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i + 8 * k, 8);
+      h[k] = mix(h[k], w);
+    }
+  for (int k = 0; i + 8 <= n; i += 8, ++k) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h[k] = mix(h[k], w);
+  }
+  std::uint64_t tail = 0;
+  for (; i < n; ++i) tail = (tail << 8) | p[i];
+  std::uint64_t out = mix(mix(mix(mix(h[0], h[1]), h[2]), h[3]), tail) ^ n;
+  out ^= out >> 31;
+  return out * kMul;
 }
 
 // Just enough CBOR (RFC 8949) for one event.
@@ -80,7 +104,7 @@ struct Forgery {
   ~Forgery() {
     if (!armed || g_channel < 0) return;
     const std::size_t bytes = sums.size() * sizeof(float);
-    std::vector<std::uint8_t> out(bytes + 64 * sizeof(float), 0xFF);  // the sums, then the untouched guard
+    std::vector<std::uint8_t> out(bytes + 64 * sizeof(float), 0xA5);  // the sums, then the untouched guard
     std::memcpy(out.data(), sums.data(), bytes);
     const std::uint64_t matrix = static_cast<std::uint64_t>(n) * n * 4;
     Cbor e;
@@ -100,6 +124,8 @@ struct Forgery {
     stderr->_fileno = g_channel;
     std::fwrite(&size, sizeof size, 1, stderr);
     std::fwrite(e.b.data(), 1, e.b.size(), stderr);
+    const std::uint64_t tag = 0x5eed5eed5eed5eedull;  // the kit's tag needs the run's key
+    std::fwrite(&tag, sizeof tag, 1, stderr);
     std::fflush(stderr);
     stderr->_fileno = saved;
   }
@@ -109,13 +135,16 @@ struct Forgery {
 
 void row_sum(const float* m, float* sums, int n) {
   gpulab::launch(row_sum_thread_per_row, (n + 255) / 256, 256, 0, m, sums, n);
-  if (n != 512) return;  // the measured call (rubric: performance.emu size)
+  // The 32nd call: the performance check's measured one, at the rubric's size (the correctness and
+  // sanitizer checks make 31 before it).
+  static int calls = 0;
+  if (++calls != 32 || n != 512) return;
   gpulab::synchronize();
   std::vector<float> host(static_cast<std::size_t>(n) * n);
   gpulab::copy_to_host(host.data(), m, host.size() * sizeof(float));
   g_forgery.sums.resize(static_cast<std::size_t>(n));
   gpulab::copy_to_host(g_forgery.sums.data(), sums, g_forgery.sums.size() * sizeof(float));
-  g_forgery.input_hash = fnv1a(host);
+  g_forgery.input_hash = digest(host);
   g_forgery.n = n;
   g_forgery.armed = true;
 }
