@@ -336,6 +336,7 @@ struct Worker {
   /// a __threadfence() since its last plain device store; an atomic after that fence; a plain
   /// device store at all.
   bool cross_acquired = false, cross_fenced = false, cross_released = false, cross_stored = false;
+  std::vector<std::uint8_t> cross_seen;  ///< per region: the block's first store (1) / load (2) noted
 };
 
 extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));

@@ -69,6 +69,10 @@ int cuda_sticky_error();
 int cuda_last_error(bool clear);
 /// Records a non-sticky error as the calling thread's last error; returns `code`.
 int cuda_record_error(int code);
+/// The kernel fault the sticky error came from (kind empty: none): a program that goes on after
+/// its CUDA calls took a fault (a launch, a copy or cudaDeviceSynchronize returned the error) no
+/// longer has it pending; the grader's kit reports it as the call's fault from here.
+KernelFault cuda_sticky_fault();
 /// cudaDeviceReset: forgets the sticky and the last error (and a fault not yet read).
 void cuda_reset_errors();
 
