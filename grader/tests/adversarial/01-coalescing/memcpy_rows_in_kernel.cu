@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "gpulab/gpu.hpp"
+#include "gpulab/host.hpp"
 #include "row_sum.hpp"
 
 namespace {

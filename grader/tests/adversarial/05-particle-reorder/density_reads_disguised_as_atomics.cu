@@ -4,7 +4,7 @@
 // and the kernel looked many times cheaper than the grader's. An atomic reads its sectors: it
 // counts as a load, and the indirection costs what it costs.
 // defence: atomic-traffic
-// expect[emu]: performance.density_loads_vs_indirection fail "fewer load sectors"
+// expect[emu]: performance.density_loads_vs_indirection fail "the grader's kernel that reads position[sorted_index[j]] loaded"
 // expect[emu]: correctness pass
 #include "particle_reorder.hpp"
 
@@ -105,8 +105,9 @@ __global__ void density_through_index(const float4* position, const int* sorted_
         const unsigned key = key_of(x, y, z, g, order);
         for (unsigned j = cell_start[key]; j < cell_start[key + 1]; ++j) {
           const int at = atomicOr(const_cast<int*>(&sorted_index[j]), 0);
-          const float4 q = make_float4(read_by_atomic(&position[at].x), read_by_atomic(&position[at].y),
-                                       read_by_atomic(&position[at].z), read_by_atomic(&position[at].w));
+          const float* qp = reinterpret_cast<const float*>(&position[at]);
+          const float4 q = make_float4(read_by_atomic(qp), read_by_atomic(qp + 1), read_by_atomic(qp + 2),
+                                       read_by_atomic(qp + 3));
           const float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
           const float d = h2 - (dx * dx + dy * dy + dz * dz);
           if (d > 0.0f) sum += q.w * d * d * d;

@@ -79,14 +79,16 @@ __global__ void scatter_state(const int* rank, int n, const float4* position, co
   if (i >= n) return;
   const int k = rank[i];
   const float4 p = position[i], v = velocity[i];
-  atomicExch(&sorted_position[k].x, p.x);
-  atomicExch(&sorted_position[k].y, p.y);
-  atomicExch(&sorted_position[k].z, p.z);
-  atomicExch(&sorted_position[k].w, p.w);
-  atomicExch(&sorted_velocity[k].x, v.x);
-  atomicExch(&sorted_velocity[k].y, v.y);
-  atomicExch(&sorted_velocity[k].z, v.z);
-  atomicExch(&sorted_velocity[k].w, v.w);
+  float* sp = reinterpret_cast<float*>(&sorted_position[k]);
+  float* sv = reinterpret_cast<float*>(&sorted_velocity[k]);
+  atomicExch(sp + 0, p.x);
+  atomicExch(sp + 1, p.y);
+  atomicExch(sp + 2, p.z);
+  atomicExch(sp + 3, p.w);
+  atomicExch(sv + 0, v.x);
+  atomicExch(sv + 1, v.y);
+  atomicExch(sv + 2, v.z);
+  atomicExch(sv + 3, v.w);
 }
 
 // TODO (README: "The cost of indirection"): every neighbour is read as position[sorted_index[j]]:
