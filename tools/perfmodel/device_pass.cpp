@@ -149,10 +149,11 @@ bool device_function(StringRef name) {
     return true;
   for (const char *p : {"__cxa_", "_Znw", "_Zna", "_Zdl", "_Zda", "__powi", "__mul", "__div", "__udiv", "__umod",
                         "__mod", "__extend", "__trunc", "__fix", "__float", "__gnu_h2f", "__gnu_f2h", "__popcount",
-                        "__bswap", "__clz", "__ctz", "_ZSt20__throw_", "_ZSt19__throw_", "_ZSt24__throw_",
-                        "_ZSt21__throw_", "_ZSt16__throw_", "_ZSt17__throw_", "_ZSt18__throw_", "_ZSt25__throw_"})
+                        "__bswap", "__clz", "__ctz"})
     if (name.startswith(p))
       return true;
+  if (name.startswith("_ZSt") && name.contains("__throw_"))  // std::__throw_length_error & co.: they throw
+    return true;
   return math_function(name);
 }
 
@@ -267,46 +268,27 @@ struct Rewriter {
     }
   }
 
-  void call(Function &F, CallBase *CB) {
-    if (CB->isInlineAsm()) {
+  /// memcpy / memmove / memset intrinsics (the compiler's aggregate copies too).
+  void memory_intrinsic(Function &F, CallBase *CB, AnyMemIntrinsic *MI) {
+    if (isa<AnyMemTransferInst>(MI) && !isa<MemTransferInst>(MI)) {  // element-wise atomic copies
       if (instrumentation)
-        failed = true, refuse(F, CB, "contains inline assembly, which the emulator cannot trace");
+        failed = true, refuse(F, CB, "copies memory with an element-wise atomic intrinsic, which the emulator cannot trace");
       return;
     }
-    Function *Callee = CB->getCalledFunction();
-    if (!Callee) {
-      if (device_calls) {
-        IRBuilder<> B(CB);
-        B.CreateCall(helper("gpulab_emu_device_indirect_call", {I8P}), {i8p(B, CB->getCalledOperand())});
-      }
+    if (!device_calls)
       return;
-    }
-    if (auto *MI = dyn_cast<AnyMemIntrinsic>(CB)) {
-      if (isa<AnyMemTransferInst>(MI) && !isa<MemTransferInst>(MI)) {  // element-wise atomic copies
-        if (instrumentation)
-          failed = true, refuse(F, CB, "copies memory with an element-wise atomic intrinsic, which the emulator cannot trace");
-        return;
-      }
-      if (!device_calls)
-        return;
-      auto *M2 = cast<MemIntrinsic>(MI);
-      uint64_t align = M2->getDestAlign().valueOrOne().value();
-      if (auto *T = dyn_cast<MemTransferInst>(M2))
-        align = std::min<uint64_t>(align, T->getSourceAlign().valueOrOne().value());
-      const bool is_set = isa<MemSetInst>(M2);
-      rewrite_memory(CB, is_set, M2->getRawDest(), is_set ? nullptr : cast<MemTransferInst>(M2)->getRawSource(),
-                     M2->getLength(), is_set ? cast<MemSetInst>(M2)->getValue() : nullptr, align, M2->isVolatile());
-      CB->eraseFromParent();
-      return;
-    }
-    if (Callee->isIntrinsic()) {
-      if (instrumentation && !CB->doesNotAccessMemory() && !Callee->doesNotAccessMemory() &&
-          !allowed_intrinsic(Callee->getIntrinsicID()))
-        failed = true, refuse(F, CB, "uses " + Callee->getName() + ", which touches memory in a way the emulator cannot trace");
-      return;
-    }
-    if (!Callee->isDeclaration() || !device_calls)
-      return;
+    auto *M2 = cast<MemIntrinsic>(MI);
+    uint64_t align = M2->getDestAlign().valueOrOne().value();
+    if (auto *T = dyn_cast<MemTransferInst>(M2))
+      align = std::min<uint64_t>(align, T->getSourceAlign().valueOrOne().value());
+    const bool is_set = isa<MemSetInst>(M2);
+    rewrite_memory(CB, is_set, M2->getRawDest(), is_set ? nullptr : cast<MemTransferInst>(M2)->getRawSource(),
+                   M2->getLength(), is_set ? cast<MemSetInst>(M2)->getValue() : nullptr, align, M2->isVolatile());
+    CB->eraseFromParent();
+  }
+
+  /// A call of a function declared, not defined, in the file: a library's (or another file's).
+  void library_call(CallBase *CB, Function *Callee) {
     const StringRef name = Callee->getName();
     bool is_set = false;
     if (memory_function(name, is_set) && CB->arg_size() >= 3 && isa<CallInst>(CB)) {
@@ -327,6 +309,32 @@ struct Rewriter {
     IRBuilder<> B(CB);
     Constant *Name = B.CreateGlobalStringPtr(name, "gpulab.host_call.name");
     B.CreateCall(helper("gpulab_emu_device_host_call", {I8P}), {Name});
+  }
+
+  void call(Function &F, CallBase *CB) {
+    if (CB->isInlineAsm()) {
+      if (instrumentation)
+        failed = true, refuse(F, CB, "contains inline assembly, which the emulator cannot trace");
+      return;
+    }
+    Function *Callee = CB->getCalledFunction();
+    if (!Callee) {
+      if (device_calls) {
+        IRBuilder<> B(CB);
+        B.CreateCall(helper("gpulab_emu_device_indirect_call", {I8P}), {i8p(B, CB->getCalledOperand())});
+      }
+      return;
+    }
+    if (auto *MI = dyn_cast<AnyMemIntrinsic>(CB))
+      return memory_intrinsic(F, CB, MI);
+    if (Callee->isIntrinsic()) {
+      if (instrumentation && !CB->doesNotAccessMemory() && !Callee->doesNotAccessMemory() &&
+          !allowed_intrinsic(Callee->getIntrinsicID()))
+        failed = true, refuse(F, CB, "uses " + Callee->getName() + ", which touches memory in a way the emulator cannot trace");
+      return;
+    }
+    if (Callee->isDeclaration() && device_calls)
+      library_call(CB, Callee);
   }
 
   void instruction(Function &F, Instruction *I) {
