@@ -225,17 +225,6 @@ void cross_block_access(Worker& w, std::size_t region, std::uintptr_t a, unsigne
   }
 }
 
-void cross_block_note_store(Worker& w) {
-  w.cross_stored = true;
-  w.cross_fenced = false;
-  w.cross_released = false;
-}
-void cross_block_note_fence(Worker& w) { w.cross_fenced = true; }
-void cross_block_note_atomic(Worker& w) {
-  w.cross_acquired = true;
-  if (w.cross_fenced) w.cross_released = true;
-}
-
 void cross_block_begin_block(Worker& w) {
   w.cross_acquired = w.cross_fenced = w.cross_released = w.cross_stored = false;
   std::fill(w.cross_seen.begin(), w.cross_seen.end(), 0);

@@ -447,9 +447,18 @@ void cross_block_end_launch(Launch& L);
 void cross_block_begin_block(Worker& w);
 void cross_block_end_block(Worker& w);
 void cross_block_access(Worker& w, std::size_t region, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra);
-void cross_block_note_store(Worker& w);
-void cross_block_note_fence(Worker& w);
-void cross_block_note_atomic(Worker& w);
+/// The running block made a plain device store / a __threadfence() / an atomic: what decides
+/// whether it handed its stores over (cross_block.cpp).
+inline void cross_block_note_store(Worker& w) {
+  w.cross_stored = true;
+  w.cross_fenced = false;
+  w.cross_released = false;
+}
+inline void cross_block_note_fence(Worker& w) { w.cross_fenced = true; }
+inline void cross_block_note_atomic(Worker& w) {
+  w.cross_acquired = true;
+  if (w.cross_fenced) w.cross_released = true;
+}
 
 // The executable's writable static data (access.cpp): `__device__` and `__constant__` variables,
 // and every other global a kernel file defines. [begin, begin + bytes), without the RELRO part.
