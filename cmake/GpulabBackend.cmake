@@ -100,6 +100,15 @@ function(gpulab_kernel_sources target)
         set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
           -fsanitize-coverage=func,trace-loads,trace-stores -fno-vectorize -fno-slp-vectorize
           -gline-tables-only)
+        if(GPULAB_DEVICE_PASS_FOUND)
+          # What that tracing leaves out (memcpy, atomics, accesses of other sizes, library calls)
+          # traced or refused, and attributes that switch it off refused (tools/perfmodel/
+          # device_pass.cpp). First of the plugins: it must see the code before the twin pass.
+          set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+            "-fpass-plugin=${GPULAB_DEVICE_PASS}")
+          set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_DEVICE_PASS}")
+          add_dependencies(${target} gpulab_device_pass)
+        endif()
       endif()
       if(GPULAB_PLAIN_TWINS)
         # An untraced twin of every function (tools/perfmodel/twin_pass.cpp), for a scope that

@@ -279,6 +279,7 @@ SandboxSpec base_sandbox(const std::string& build_dir, const std::string& writab
               {"TMPDIR", "/tmp"}, {"LANG", "C.UTF-8"}};
   spec.workdir = writable;
   spec.timeout_seconds = timeout_seconds;
+  if (const std::string off = emulator_defences_off(); !off.empty()) spec.env["GPULAB_EMU_DISABLE"] = off;
   return spec;
 }
 

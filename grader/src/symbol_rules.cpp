@@ -75,6 +75,9 @@ const char* const kAllowedNames =
     // counter the instruction-counting pass adds (tools/perfmodel/count_pass.cpp). A hand-in's
     // source may not name the hooks or the counter itself (handin.cpp's source-text rule).
     "warpSize threadIdx blockIdx blockDim gridDim __sanitizer_cov_* gpulab_emu_icount "
+    // The calls the device pass adds (tools/perfmodel/device_pass.cpp): traced copies and odd-sized
+    // accesses, host calls refused in kernels.
+    "gpulab_emu_device_* "
     // Allocation.
     "malloc calloc realloc reallocarray free aligned_alloc posix_memalign memalign "
     "malloc_usable_size "
@@ -117,7 +120,7 @@ const std::set<std::string> kEmuVocabulary = {
     "sync_block",   "warp_collective", "shuffle_source", "active_mask",  "live_lanes",
     "dynamic_shared_base", "note_atomic", "launch_blocks", "builtins", "take_pending_fault",
     "fault_pending", "device_alloc", "device_free", "is_device_range", "warp_size", "workers",
-    "stack_bytes", "KernelFault", "to_bits", "from_bits", "atomic_update",
+    "stack_bytes", "KernelFault", "to_bits", "from_bits", "atomic_update", "atomic_apply", "thread_fence",
     // the CUDA runtime shim's copies and fills (cudaMemcpy, cudaMemset on the emulator)
     "host_copy", "host_fill",
     // the CUDA shim's error codes and launches that return them (cuda_runtime_launch.hpp), and

@@ -17,20 +17,28 @@ namespace {
 
 bool g_sanitizer = true;
 
-/// Static data of every loaded module (the executable's and libraries' globals, constants):
-/// kernels may read those (e.g. `__constant__` tables) without being in device memory.
+/// Static data of every loaded module (the executable's and libraries' globals, constants), and
+/// the executable's own writable data: the globals of the kernel files (`__device__` and
+/// `__constant__` variables, which the emulator defines as plain globals), which kernels may read
+/// and write as device memory, traced as such.
 struct StaticRanges {
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;
+  std::uintptr_t data_begin = 0, data_end = 0;  ///< the executable's writable data, RELRO excepted
   StaticRanges() {
     dl_iterate_phdr(
         [](dl_phdr_info* info, size_t, void* data) {
           auto* self = static_cast<StaticRanges*>(data);
+          const bool executable = self->ranges.empty() && self->data_end == 0;  // listed first
+          std::uintptr_t relro_end = 0;
           for (int k = 0; k < info->dlpi_phnum; ++k) {
             const auto& ph = info->dlpi_phdr[k];
-            if (ph.p_type != PT_LOAD) continue;
             const std::uintptr_t b = info->dlpi_addr + ph.p_vaddr;
+            if (ph.p_type == PT_GNU_RELRO) relro_end = b + ph.p_memsz;
+            if (ph.p_type != PT_LOAD) continue;
             self->ranges.emplace_back(b, b + ph.p_memsz);
+            if (executable && (ph.p_flags & PF_W)) self->data_begin = b, self->data_end = b + ph.p_memsz;
           }
+          if (executable) self->data_begin = std::min(std::max(self->data_begin, relro_end), self->data_end);
           return 0;
         },
         this);
@@ -46,7 +54,21 @@ const StaticRanges& static_ranges() {
   return r;
 }
 
-enum FindingKind { kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned, kHostAccess, kSharedOutOfBounds, kGlobalRace };
+/// Kernel accesses to the executable's writable static data count as device memory (metrics,
+/// sanitizer); GPULAB_EMU_DISABLE=static-data restores the old rule that ignored them.
+bool static_data_traced() {
+  static const bool on = emu_defence_on("static-data");
+  return on;
+}
+
+/// Whether [a, a+size) is static data a kernel may access as device memory: the executable's
+/// writable globals, except the emulator's `warpSize` (a copy of it may live there).
+bool static_device_data(std::uintptr_t a, unsigned size) {
+  const StaticRanges& r = static_ranges();
+  if (a < r.data_begin || a + size > r.data_end) return false;
+  const auto ws = reinterpret_cast<std::uintptr_t>(&warpSize);
+  return !(a < ws + sizeof warpSize && ws < a + size);
+}
 
 std::string ids(const Worker& w, const Thread& t) { return describe_thread(w, t); }
 
@@ -455,14 +477,36 @@ inline long hinted_allocation(Worker& w, const Launch& L, std::uintptr_t a, unsi
   return -1;
 }
 
+/// The sanitizer's checks of a device-memory access in region `region` (an allocation's index,
+/// or the static data's): races within the block, and between blocks. An atomic is not checked:
+/// it is what orders the blocks' plain accesses (cross_block.cpp).
+__attribute__((always_inline)) inline void sanitize_global(Worker& w, Thread& t, std::size_t region, std::uintptr_t a,
+                                                           unsigned size, std::uint8_t flags, std::uintptr_t ra) {
+  if (!g_sanitizer || !w.checked) return;
+  if (flags & kAtomic) {
+    cross_block_note_atomic(w);
+    return;
+  }
+  if (flags & kStore) cross_block_note_store(w);
+  if ((flags & kStore) || w.global_shadow.may_hold(a / 4, (a + size - 1) / 4)) check_global(w, t, a, size, flags & kStore, ra);
+  if (w.launch->cross) cross_block_access(w, region, a, size, flags & kStore, ra);
+}
+
 /// An access of device memory, inside the launch's allocation `index`: the watch, the sanitizer's
-/// race check, the metrics.
+/// race checks, the metrics.
 __attribute__((always_inline)) inline void device_access(Worker& w, Thread& t, const Launch& L, std::size_t index, std::uintptr_t a, unsigned size,
                           std::uint8_t flags, std::uintptr_t ra) {
   if (L.watched) watch_mark(L, index, a, size, flags);
-  if (g_sanitizer && !(flags & kAtomic) && w.checked &&
-      ((flags & kStore) || w.global_shadow.may_hold(a / 4, (a + size - 1) / 4)))
-    check_global(w, t, a, size, flags & kStore, ra);
+  sanitize_global(w, t, index, a, size, flags, ra);
+  record(w, t, a, size, flags, ra);
+}
+
+/// An access of the executable's static data (a `__device__` array): device memory for the
+/// metrics and the sanitizer, as on a GPU. The watch's byte maps cover allocations only (the
+/// grader asks them of its buffers).
+__attribute__((noinline)) void static_access(Worker& w, Thread& t, const Launch& L, std::uintptr_t a, unsigned size,
+                                             std::uint8_t flags, std::uintptr_t ra) {
+  sanitize_global(w, t, L.allocations.size(), a, size, flags, ra);
   record(w, t, a, size, flags, ra);
 }
 
@@ -515,7 +559,9 @@ __attribute__((noinline)) void trace_any(Worker* w, std::uintptr_t a, unsigned s
   w->last_address = a;
   w->last_size = size;
   // A fault on a GPU, so the kernel stops here (the CPU's aligned vector load would crash too).
-  if (g_sanitizer && (a & (size - 1)) != 0 && (in_device(L, a, size) || (a >= w->static_shared_begin && a < w->static_shared_end)))
+  if (g_sanitizer && (a & (size - 1)) != 0 &&
+      (in_device(L, a, size) || (a >= w->static_shared_begin && a < w->static_shared_end) ||
+       (static_device_data(a, size) && static_data_traced())))
     stop_before_access(*w, kMisaligned, ra,
            ids(*w, t) + (store ? " writes " : " reads ") + std::to_string(size) + " bytes at an address " +
                std::to_string(a % size) + " bytes past a multiple of " + std::to_string(size));
@@ -564,8 +610,13 @@ __attribute__((noinline)) void trace_any(Worker* w, std::uintptr_t a, unsigned s
     device_access(*w, t, L, static_cast<std::size_t>(index), a, size, flags, ra);
     return;
   }
-  // Not shared, not device memory, not the arguments or the stack: the index built-ins, static
-  // data - or a bug.
+  // Not shared, not device memory, not the arguments or the stack: the executable's writable static
+  // data (device memory, as `__device__` variables are on a GPU), other static data (constants,
+  // libraries' data: ignored), the index built-ins - or a bug.
+  if (static_device_data(a, size) && static_data_traced()) {
+    static_access(*w, t, L, a, size, flags, ra);
+    return;
+  }
   if (static_ranges().contains(a)) return;
   if (!g_sanitizer) return;
   // Every other access is stopped before it happens: on a GPU it reads or writes what it should
@@ -601,6 +652,18 @@ void on_access(const void* p, unsigned size, bool store, void* ra) {
 }
 void on_atomic(const void* p, unsigned size, void* ra) {
   trace(p, size, kStore | kAtomic, reinterpret_cast<std::uintptr_t>(ra));
+}
+void trace_from_helper(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra) { trace(p, size, flags, ra); }
+
+void stop_kernel(int kind, std::uintptr_t ra, const std::string& detail) {
+  Worker& w = *this_worker;
+  stop_before_access(w, kind, ra, ids(w, *w.current) + detail);
+}
+
+void static_data_range(std::uintptr_t& begin, std::size_t& bytes) {
+  const StaticRanges& r = static_ranges();
+  begin = r.data_begin;
+  bytes = static_data_traced() ? r.data_end - r.data_begin : 0;
 }
 
 namespace {
@@ -645,6 +708,7 @@ void tracing_flush_pending(Worker& w) { flush_pending_store(w); }
 
 void tracing_begin_block(Worker& w) {
   w.pending_store.active = false;
+  cross_block_begin_block(w);
   w.global_shadow.clear();
   // Only what the last block wrote: a kernel uses a few of the executable's shared variables, and
   // a block nobody traced wrote no shadow and counted no accesses.
@@ -668,8 +732,10 @@ const char* finding_kind_name(int kind) {
     case kRaceWriteRead:
     case kGlobalRace: return "race";
     case kUninitShared: return "uninitialized-shared";
+    case kCrossBlockRace: return "race";
     case kMisaligned: return "misaligned";
     case kHostAccess: return "host-access";
+    case kHostFunction: return "host-function";
     case kSharedOutOfBounds: return "shared-out-of-bounds";
     default: return "finding";
   }
@@ -684,6 +750,8 @@ const char* finding_hint(int kind) {
     case kRaceWriteRead:
     case kRaceReadWrite: return "put a __syncthreads() between the writes to shared memory and the reads of other threads' values";
     case kGlobalRace: return "a device-memory word that several threads of a block update needs atomicAdd (or atomicMax, ...), or a __syncthreads() between one thread's store and the others' loads; give each thread its own word where it can";
+    case kCrossBlockRace: return "blocks must not share a device-memory word that one of them writes: update it with atomicAdd (or atomicMax, ...), give each block its own words and combine them in a later launch, or hand results over as in the \"last block\" reduction (store, __threadfence(), atomicAdd on a counter; only the block that counts last reads)";
+    case kHostFunction: return "kernels on a GPU call only device functions: the math library, printf, malloc/free, memcpy/memset; write the loop yourself in the kernel";
     case kUninitShared: return "write every shared element before reading it, and __syncthreads() before other threads read it";
     case kMisaligned: return "on a GPU this is a misaligned-address error: use float4 (16-byte) accesses only where the address is a multiple of 16";
     default: return "";  // host-access: its message says what to do

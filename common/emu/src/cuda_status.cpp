@@ -15,6 +15,7 @@ namespace gpulab::emu {
 namespace {
 std::mutex g_mutex;
 int g_sticky = 0;
+KernelFault g_sticky_fault;  ///< the kernel fault the sticky error came from
 thread_local int t_last = 0;
 
 /// The cudaError_t value of an emulator fault kind.
@@ -32,7 +33,10 @@ int cuda_sticky_error() {
     if (!f.kind.empty()) {
       std::fprintf(stderr, "[gpulab emu] %s\n", f.message.c_str());
       std::lock_guard<std::mutex> lock(g_mutex);
-      if (g_sticky == 0) g_sticky = code_of(f.kind);
+      if (g_sticky == 0) {
+        g_sticky = code_of(f.kind);
+        g_sticky_fault = f;
+      }
     }
   }
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -51,10 +55,16 @@ int cuda_record_error(int code) {
   return code;
 }
 
+KernelFault cuda_sticky_fault() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_sticky_fault;
+}
+
 void cuda_reset_errors() {
   (void)take_pending_fault();
   std::lock_guard<std::mutex> lock(g_mutex);
   g_sticky = 0;
+  g_sticky_fault = {};
   t_last = 0;
 }
 

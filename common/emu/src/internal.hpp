@@ -72,6 +72,12 @@ struct Access {
 };
 enum : std::uint8_t { kStore = 1, kShared = 2, kAtomic = 4 };
 
+/// The kinds of sanitizer finding (finding_kind_name gives their names).
+enum FindingKind {
+  kOutOfBounds = 1, kNotDevice, kRaceWriteWrite, kRaceReadWrite, kRaceWriteRead, kUninitShared, kMisaligned,
+  kHostAccess, kSharedOutOfBounds, kGlobalRace, kCrossBlockRace, kHostFunction
+};
+
 /// What the sanitizer remembers about one 4-byte word of shared memory in the running block.
 struct ShadowWord {
   std::uint32_t write_epoch;        ///< barrier epoch of the last write (0: never written)
@@ -252,6 +258,8 @@ struct Launch {
   /// Launched during a watch: watch_bits[i] holds allocations[i]'s bitmaps (else empty).
   bool watched = false;
   std::vector<WatchBits*> watch_bits;
+  /// The sanitizer's words of this launch for the check between blocks (cross_block.cpp), or null.
+  struct CrossBlockState* cross = nullptr;
 };
 
 /// Bytes reserved on each side of a worker's dynamic shared memory: an access there is an overrun
@@ -326,6 +334,11 @@ struct Worker {
   int stop_kind = 0;
   std::uintptr_t stop_ra = 0;
   std::string stop_detail;
+  /// The running block, for the check between blocks (cross_block.cpp): it has made an atomic;
+  /// a __threadfence() since its last plain device store; an atomic after that fence; a plain
+  /// device store at all.
+  bool cross_acquired = false, cross_fenced = false, cross_released = false, cross_stored = false;
+  std::vector<std::uint8_t> cross_seen;  ///< per region: the block's first store (1) / load (2) noted
 };
 
 extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));
@@ -440,6 +453,42 @@ struct SharedVariable {
 };
 /// Sorted by offset.
 const std::vector<SharedVariable>& shared_variables();
+
+// The check between the blocks of a launch (cross_block.cpp). A plain access of a checked block
+// to region `region` (an index in Launch::allocations, or allocations.size() for the executable's
+// static data).
+void cross_block_begin_launch(Launch& L);
+void cross_block_end_launch(Launch& L);
+void cross_block_begin_block(Worker& w);
+void cross_block_end_block(Worker& w);
+void cross_block_access(Worker& w, std::size_t region, std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra);
+/// The running block made a plain device store / a __threadfence() / an atomic: what decides
+/// whether it handed its stores over (cross_block.cpp).
+inline void cross_block_note_store(Worker& w) {
+  w.cross_stored = true;
+  w.cross_fenced = false;
+  w.cross_released = false;
+}
+inline void cross_block_note_fence(Worker& w) { w.cross_fenced = true; }
+inline void cross_block_note_atomic(Worker& w) {
+  w.cross_acquired = true;
+  if (w.cross_fenced) w.cross_released = true;
+}
+
+// The executable's writable static data (access.cpp): `__device__` and `__constant__` variables,
+// and every other global a kernel file defines. [begin, begin + bytes), without the RELRO part.
+void static_data_range(std::uintptr_t& begin, std::size_t& bytes);
+/// "the static variable 'stage' (offset 12)" for an address of the executable's static data.
+std::string static_data_label(std::uintptr_t a);
+/// A traced access from a helper called by kernel code (device_calls.cpp): as a load or store of
+/// the kernel file at `ra`; size is 1, 2, 4, 8 or 16.
+void trace_from_helper(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra);
+/// Stops the running block before a call it must not make (a host library function), as an
+/// access outside device memory does: a finding of `kind` at `ra`, and a fault.
+[[noreturn]] void stop_kernel(int kind, std::uintptr_t ra, const std::string& detail);
+/// Whether the emulator-side defence `name` is on: GPULAB_EMU_DISABLE=name[,name] switches it off
+/// (the grader passes it to the code under test only for its adversarial suite).
+bool emu_defence_on(const char* name);
 
 // Sanitizer vocabulary (access.cpp).
 const char* finding_kind_name(int kind);

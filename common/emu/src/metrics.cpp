@@ -511,6 +511,7 @@ void tracing_end_phase(Worker& w) {
 
 void tracing_end_block(Worker& w) {
   tracing_flush_pending(w);
+  cross_block_end_block(w);
   // A block nobody traced (or that made no access) has nothing to add: no lock to take.
   if (w.recorded == 0 && w.dropped == 0 && w.findings.empty() && !w.launch->watched) return;
   std::map<Key, Totals>& local = t_block_totals;
@@ -531,6 +532,11 @@ void tracing_end_block(Worker& w) {
         block.global_store_requests += t.requests;
         block.global_store_sectors += t.units;
         block.global_store_lines += t.lines;
+        if (k.flags & kAtomic) {  // an atomic reads its sectors too: traffic both ways
+          block.global_load_requests += t.requests;
+          block.global_load_sectors += t.units;
+          block.global_load_lines += t.lines;
+        }
       } else {
         block.global_load_requests += t.requests;
         block.global_load_sectors += t.units;

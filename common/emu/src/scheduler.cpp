@@ -804,11 +804,13 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
   L.allocations = allocation_snapshot();
   const DeviceMemoryScope open;  // the kernel's threads may touch device memory; host code may not
   watch_begin_launch(L);
+  cross_block_begin_launch(L);
   const int nworkers = static_cast<int>(std::min<unsigned long long>(workers(), nblocks));
   std::vector<std::thread> pool;
   for (int i = 1; i < nworkers; ++i) pool.emplace_back(worker_loop, std::ref(L), i);
   worker_loop(L, 0);
   for (std::thread& t : pool) t.join();
+  cross_block_end_launch(L);
 }
 
 }  // namespace gpulab::emu

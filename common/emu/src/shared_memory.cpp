@@ -62,9 +62,14 @@ std::string short_name(const char* mangled) {
   return name;
 }
 
-/// The executable's thread-local symbols (its `__shared__` variables), from its ELF symbol table.
-std::vector<SharedVariable> read_shared_variables(std::size_t tls_size) {
-  std::vector<SharedVariable> out;
+/// The executable's defined symbols of ELF type `type` (STT_TLS, STT_OBJECT) that have a size, from
+/// its symbol table (empty when it has none, e.g. stripped): link-time value, size, mangled name.
+struct ElfSymbol {
+  std::size_t value = 0, size = 0;
+  std::string name;
+};
+std::vector<ElfSymbol> executable_symbols(unsigned type) {
+  std::vector<ElfSymbol> out;
   const int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return out;
   struct stat st {};
@@ -88,22 +93,53 @@ std::vector<SharedVariable> read_shared_variables(std::size_t tls_size) {
       const auto* sym = reinterpret_cast<const Elf64_Sym*>(base + sh[i].sh_offset);
       const std::size_t count = sh[i].sh_size / sizeof(Elf64_Sym);
       for (std::size_t k = 0; k < count; ++k) {
-        if (ELF64_ST_TYPE(sym[k].st_info) != STT_TLS || sym[k].st_size == 0 || sym[k].st_shndx == SHN_UNDEF ||
-            sym[k].st_name >= strtab.sh_size || sym[k].st_value + sym[k].st_size > tls_size)
+        if (ELF64_ST_TYPE(sym[k].st_info) != type || sym[k].st_size == 0 || sym[k].st_shndx == SHN_UNDEF ||
+            sym[k].st_name >= strtab.sh_size)
           continue;
-        const char* name = reinterpret_cast<const char*>(base + strtab.sh_offset + sym[k].st_name);
-        if (std::strstr(name, "gpulab_shared_redzone_")) continue;  // between variables: never valid
         out.push_back({static_cast<std::size_t>(sym[k].st_value), static_cast<std::size_t>(sym[k].st_size),
-                       short_name(name)});
+                       reinterpret_cast<const char*>(base + strtab.sh_offset + sym[k].st_name)});
       }
     }
   }
   munmap(map, file_size);
-  std::sort(out.begin(), out.end(), [](const SharedVariable& a, const SharedVariable& b) { return a.offset < b.offset; });
+  std::sort(out.begin(), out.end(), [](const ElfSymbol& a, const ElfSymbol& b) { return a.value < b.value; });
+  return out;
+}
+
+/// The executable's thread-local symbols (its `__shared__` variables), from its ELF symbol table.
+std::vector<SharedVariable> read_shared_variables(std::size_t tls_size) {
+  std::vector<SharedVariable> out;
+  for (const ElfSymbol& sym : executable_symbols(STT_TLS)) {
+    if (sym.value + sym.size > tls_size) continue;
+    if (sym.name.find("gpulab_shared_redzone_") != std::string::npos) continue;  // between variables: never valid
+    out.push_back({sym.value, sym.size, short_name(sym.name.c_str())});
+  }
   return out;
 }
 
 }  // namespace
+
+std::string static_data_label(std::uintptr_t a) {
+  // The executable's data symbols, at their run-time addresses (a PIE is loaded anywhere).
+  static const std::vector<ElfSymbol> symbols = [] {
+    std::uintptr_t load = 0;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* d) {
+          *static_cast<std::uintptr_t*>(d) = info->dlpi_addr;
+          return 1;
+        },
+        &load);
+    std::vector<ElfSymbol> v = executable_symbols(STT_OBJECT);
+    for (ElfSymbol& s : v) s.value += load;
+    return v;
+  }();
+  auto it = std::upper_bound(symbols.begin(), symbols.end(), a,
+                             [](std::uintptr_t x, const ElfSymbol& s) { return x < s.value; });
+  if (it != symbols.begin() && a < std::prev(it)->value + std::prev(it)->size)
+    return "the static variable '" + short_name(std::prev(it)->name.c_str()) + "' (offset " +
+           std::to_string(a - std::prev(it)->value) + ")";
+  return "the program's static data";
+}
 
 const std::vector<SharedVariable>& shared_variables() {
   static const std::vector<SharedVariable> vars = read_shared_variables(executable_tls().size);

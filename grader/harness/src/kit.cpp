@@ -18,6 +18,7 @@
 #include "kit_record.hpp"
 #if defined(GPULAB_BUILD_BACKEND_EMU)
 #include "gpulab/emu/metrics.hpp"
+#include "gpulab/emu/runtime.hpp"
 #if __has_include("gpulab/emu/watch.hpp")
 #include "gpulab/emu/watch.hpp"
 #define GPULAB_KIT_WATCH 1
@@ -316,6 +317,7 @@ json execute(const std::string& what, const std::function<void()>& code, std::ve
 #if defined(GPULAB_BUILD_BACKEND_EMU)
   emu::reset_findings();
   emu::reset_metrics();
+  emu::cuda_reset_errors();  // each call starts on a device without an error, whatever the last did
 #if defined(GPULAB_KIT_WATCH)
   emu::begin_watch();
 #endif
@@ -334,6 +336,11 @@ json execute(const std::string& what, const std::function<void()>& code, std::ve
     e["error"] = "the code under test threw an exception that is not a std::exception";
   }
 #if defined(GPULAB_BUILD_BACKEND_EMU)
+  // A fault that the CUDA shim took (a later launch, copy or cudaDeviceSynchronize of the call
+  // returned it as the sticky error, and the code went on) is the call's fault all the same.
+  if (e["error"].is_null())
+    if (const emu::KernelFault f = emu::cuda_sticky_fault(); !f.kind.empty())
+      e["error"] = "a kernel faulted (" + f.kind + "):\n  " + f.message;
 #if defined(GPULAB_KIT_WATCH)
   emu::end_watch();
 #endif
@@ -657,8 +664,15 @@ void* DeviceData::scratch_bytes(std::size_t bytes) {
 void judge_findings(const std::vector<const Call*>& calls) {
 #if defined(GPULAB_BUILD_BACKEND_EMU)
   // Without load/store tracing (an emulator built by another compiler than clang) no race or
-  // stray access is seen: that is "not measured", never "no findings".
-  if (std::none_of(calls.begin(), calls.end(), [](const Call* c) { return c->evidence().available; })) {
+  // stray access is seen: that is "not measured", never "no findings". The judge is built with the
+  // runner's emulator, so it knows; the calls' evidence cannot tell (a call that faulted or timed
+  // out has none, on any build).
+#if defined(GPULAB_KIT_WATCH)
+  const bool traced = emu::watch_available();
+#else
+  const bool traced = false;
+#endif
+  if (!traced) {
     not_measured("this emulator build traces no memory accesses (it was built without clang), so races and "
                  "out-of-bounds accesses cannot be seen");
     return;

@@ -8,7 +8,9 @@
 // Names: sandbox, includes, symbols, kernel-outputs, input-coverage, host-access, plan,
 //        timed-outputs, reports, memory-limit, source-text, staging, handin-paths, record,
 //        verdict-file, device-to-host, host-work-on-gpu, record-mac, compiler-output,
-//        prediction-required, prediction-ceiling.
+//        prediction-required, prediction-ceiling, atomic-traffic,
+//        and the emulator's own (emulator_defences_off): instrumentation, device-calls,
+//        static-data, cross-block-races.
 #pragma once
 
 #include <cstdlib>
@@ -24,6 +26,17 @@ inline bool defence_enabled(const std::string& name) {
   for (std::string item; std::getline(list, item, ',');)
     if (item == name || item == "all") return false;
   return true;
+}
+
+/// The emulator's defences switched off, as GPULAB_EMU_DISABLE wants them ("a,b"; empty when all
+/// are on). They act in the compiler (the device pass: instrumentation, device-calls) and in the
+/// code under test (static-data, cross-block-races), which run with a clean environment: the
+/// grader passes this to both.
+inline std::string emulator_defences_off() {
+  std::string off;
+  for (const char* name : {"instrumentation", "device-calls", "static-data", "cross-block-races"})
+    if (!defence_enabled(name)) off += (off.empty() ? "" : ",") + std::string(name);
+  return off;
 }
 
 }  // namespace gpulab::grade

@@ -3,7 +3,7 @@
 // the text, and no C library function appears among its references): a static initializer
 // appends "check ... 1" lines for every planned check to the verdict files the judge appends to
 // later (../verdicts-32.tsv, ../verdicts-64.tsv; ../verdicts-0.tsv on a GPU). The kernel is the slow thread-per-row stub.
-// defence: source-text,symbols,sandbox,verdict-file
+// defence: source-text,symbols,sandbox,verdict-file,instrumentation
 // expect: lab fail
 // expect: performance fail
 #include "gpulab/gpu.hpp"

@@ -69,6 +69,10 @@ int cuda_sticky_error();
 int cuda_last_error(bool clear);
 /// Records a non-sticky error as the calling thread's last error; returns `code`.
 int cuda_record_error(int code);
+/// The kernel fault the sticky error came from (kind empty: none): a program that goes on after
+/// its CUDA calls took a fault (a launch, a copy or cudaDeviceSynchronize returned the error) no
+/// longer has it pending; the grader's kit reports it as the call's fault from here.
+KernelFault cuda_sticky_fault();
 /// cudaDeviceReset: forgets the sticky and the last error (and a fault not yet read).
 void cuda_reset_errors();
 
@@ -123,5 +127,14 @@ lanemask_t active_mask(const char* file, int line);
 lanemask_t live_lanes();
 void* dynamic_shared_base();
 void note_atomic(const void* p, std::size_t bytes, const char* file, int line);
+/// One atomic read-modify-write of the `bytes` (1, 2, 4 or 8) at p, traced as an atomic at the
+/// caller's line: `op` computes the new bytes from the current ones (it may be called again when
+/// another worker changed them meanwhile); the bytes it replaced are copied to `old`. Out of line,
+/// so that an atomic instruction in a kernel file is always the kernel's own (device_pass.cpp
+/// traces those).
+using AtomicOp = void (*)(const void* current, void* next, const void* context);
+void atomic_apply(void* p, std::size_t bytes, AtomicOp op, const void* context, void* old, const char* file, int line);
+/// __threadfence(): a fence, which the sanitizer's check between blocks sees (cross_block.cpp).
+void thread_fence();
 
 }  // namespace gpulab::emu

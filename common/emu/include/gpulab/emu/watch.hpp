@@ -68,7 +68,7 @@ std::size_t kernel_written_granules(const void* p, std::size_t bytes, std::size_
 
 /// Global-memory traffic of the kernels launched during the watch, as the memory metrics count
 /// it: the distinct 32-byte sectors of each warp-level request, summed, for loads and for stores
-/// (atomics count as stores). Accesses beyond the metrics' per-block limit are not counted here
+/// (an atomic counts in both, as it reads and writes its sectors). Accesses beyond the metrics' per-block limit are not counted here
 /// (they are in the byte bitmaps above).
 long long kernel_load_sectors();
 long long kernel_store_sectors();
