@@ -60,6 +60,9 @@ void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_
 /// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) on CUDA, its HIP twin on ROCm, a limit the
 /// emulator checks. Throws gpulab::Error when the device cannot give that much.
 void allow_dynamic_shared_bytes(const void* kernel, std::size_t bytes, const char* file, int line);
+/// The dynamic shared memory a launch of `kernel` may ask for: the device's default per block,
+/// or what allow_dynamic_shared_bytes gave it (null: the most any kernel was given).
+std::size_t dynamic_shared_limit(const void* kernel);
 template <class... P>
 void set_max_dynamic_shared(void (*kernel)(P...), std::size_t bytes, const char* file = __builtin_FILE(),
                             int line = __builtin_LINE()) {

@@ -265,7 +265,12 @@ json emulator_evidence(const std::vector<Call::State::Input>& ins, const std::ve
     // Host data uploaded during the call: the inputs are on the device already, so a call that
     // uploads is moving results computed on the host (copied to the output by a kernel, say).
     const std::string how = w.how;
-    if (how == "copy_to_device" || (how.rfind("cudaMemcpy", 0) == 0 && how.find("device to device") == std::string::npos))
+    // Not uploads: constants a kernel reads (cudaMemcpyToSymbol into __constant__ / __device__
+    // variables: sizes, coefficients), which are host data by nature. The host has no way to learn
+    // the inputs during a call (device memory is the device's), so they cannot carry results.
+    const bool symbol = how.rfind("cudaMemcpyToSymbol", 0) == 0;
+    if (how == "copy_to_device" ||
+        (how.rfind("cudaMemcpy", 0) == 0 && !symbol && how.find("device to device") == std::string::npos))
       uploads.push_back(how + " uploaded " + bytes_text(static_cast<double>(w.bytes)) + " of host data at " +
                         where(w.file, w.line));
     for (const auto& o : outs) {

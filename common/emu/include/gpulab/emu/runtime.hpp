@@ -94,6 +94,11 @@ std::size_t device_memory_used();
 void set_device_memory_bytes(std::size_t bytes);
 /// True when [p, p+bytes) lies inside one live device allocation.
 bool is_device_range(const void* p, std::size_t bytes);
+/// `__device__` and `__constant__` variables the CUDA shim was told about (cudaMemcpyToSymbol,
+/// cudaGetSymbolAddress & co. name them): the runtime's copies and fills may target them as they
+/// target device allocations.
+void note_device_symbol(const void* p, std::size_t bytes);
+bool is_device_symbol_range(const void* p, std::size_t bytes);
 
 // ---- called from kernel code (through kernel.hpp) ----------------------------------------
 enum class BarrierOp { sync, count, all, any };
