@@ -48,7 +48,9 @@ struct LaunchProblem {
   Kind kind = Kind::none;
   std::string what, hint;
 };
-/// Validates a launch configuration against the device's limits, without throwing.
+/// Validates a launch configuration against the device's limits, without throwing. `kernel`
+/// keys its dynamic shared memory limit (null: a kernel not known, held to the largest limit any
+/// kernel was given; see dynamic_shared_limit).
 LaunchProblem launch_config_problem(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
                                     const void* kernel = nullptr);
 /// Validates a launch configuration against the device's limits; throws gpulab::Error.
