@@ -109,6 +109,14 @@ function(gpulab_kernel_sources target)
           set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_DEVICE_PASS}")
           add_dependencies(${target} gpulab_device_pass)
         endif()
+        if(GPULAB_UNSPECULATE_PASS_FOUND)
+          # Loads the optimiser speculated are traced only where the source makes them
+          # (tools/perfmodel/unspeculate_pass.cpp): no race reported for a load no thread made.
+          set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+            "-fpass-plugin=${GPULAB_UNSPECULATE_PASS}")
+          set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_UNSPECULATE_PASS}")
+          add_dependencies(${target} gpulab_unspeculate_pass)
+        endif()
       endif()
       if(GPULAB_PLAIN_TWINS)
         # An untraced twin of every function (tools/perfmodel/twin_pass.cpp), for a scope that

@@ -42,6 +42,20 @@ void allow_dynamic_shared_bytes(const void* kernel, std::size_t bytes, const cha
   dynamic_limits()[kernel] = bytes;
 }
 
+std::size_t dynamic_shared_limit(const void* kernel) {
+  static const DeviceInfo info = device_info();
+  std::size_t limit = info.shared_per_block;
+  // An unknown kernel (the emulator's launch of a kernel template by call, whose address it never
+  // sees) may use what any kernel was allowed: a launch that is right is not refused.
+  std::lock_guard<std::mutex> lock(g_limits_mutex);
+  if (!kernel) {
+    for (const auto& [k, bytes] : dynamic_limits()) limit = std::max(limit, bytes);
+  } else if (auto it = dynamic_limits().find(kernel); it != dynamic_limits().end()) {
+    limit = std::max(limit, it->second);
+  }
+  return limit;
+}
+
 LaunchProblem launch_config_problem(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
                                     const void* kernel) {
   const unsigned long long threads = 1ull * block.x * block.y * block.z;
@@ -60,12 +74,7 @@ LaunchProblem launch_config_problem(const LaunchGrid& grid, dim3 block, std::siz
   if (grid.dims.y > 65535 || grid.dims.z > 65535 || grid.dims.x > 2147483647u)
     return {K::configuration, "grid " + dims(grid.dims) + " exceeds the limits (x < 2^31, y, z <= 65535)",
             "put the large dimension in x"};
-  std::size_t limit = info.shared_per_block;
-  {
-    std::lock_guard<std::mutex> lock(g_limits_mutex);
-    auto it = dynamic_limits().find(kernel);
-    if (it != dynamic_limits().end()) limit = std::max(limit, it->second);
-  }
+  const std::size_t limit = dynamic_shared_limit(kernel);
   if (shared_bytes > limit)
     return {K::shared_memory,
             "the launch asks for " + std::to_string(shared_bytes) +

@@ -104,16 +104,30 @@ std::string compiler_errors(const std::string& output) {
   return errors.empty() ? tail_lines(output, 25) : errors;
 }
 
-/// The directories a compiler searches for <...> headers by itself (its own and the system's),
-/// from `compiler -E -v`: a toolchain under /opt has its headers there. nvcc's host compiler is
-/// asked (its -ccbin, else g++), since the headers nvcc reads are the host compiler's.
-std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cmd) {
+/// The C++ compiler behind a compile or link command: nvcc's host compiler (its -ccbin, else g++).
+std::string host_compiler(const std::vector<std::string>& cmd) {
   std::string compiler = cmd.empty() ? "c++" : cmd[0];
   if (fs::path(compiler).filename() == "nvcc") {
     compiler = "g++";
     for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
       if (cmd[i] == "-ccbin" || cmd[i] == "--compiler-bindir") compiler = cmd[i + 1];
   }
+  return compiler;
+}
+
+/// The directories a compiler searches for <...> headers by itself (its own and the system's),
+/// from `compiler -E -v`: a toolchain under /opt has its headers there. nvcc's host compiler is
+/// asked, since the headers nvcc reads are the host compiler's.
+std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cmd) {
+  const std::string compiler = host_compiler(cmd);
+  return compiler;
+}
+
+/// The directories a compiler searches for <...> headers by itself (its own and the system's),
+/// from `compiler -E -v`: a toolchain under /opt has its headers there. nvcc's host compiler is
+/// asked, since the headers nvcc reads are the host compiler's.
+std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cmd) {
+  const std::string compiler = host_compiler(cmd);
   static std::map<std::string, std::vector<std::string>> cache;
   if (auto it = cache.find(compiler); it != cache.end()) return it->second;
   const ProcessResult r = run_process({"sh", "-c", "\"$0\" -E -x c++ -v /dev/null 2>&1 >/dev/null", compiler}, {}, 60);
@@ -224,6 +238,58 @@ std::string includes_problem(const LabInfo& lab, const Readable& readable, const
   std::istringstream names(Rubric::load(lab.rubric).text("lab", "forbidden_libraries").value_or(""));
   for (std::string name; names >> name;) forbidden.push_back(name);
   return vetting::check_library_headers(deps, forbidden);
+}
+
+/// Whether `path` is an ELF file or an archive (not a linker script such as libc.so).
+bool object_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[8] = {};
+  in.read(magic, sizeof magic);
+  return std::string(magic, 4) == "\x7f""ELF" || std::string(magic, 8) == "!<arch>\n";
+}
+
+/// The libraries a runner linked by `link` binds to: the command's archives and shared libraries
+/// (paths, and -l names looked up in its -L directories and the compiler's own), and those every
+/// C++ program gets (the C library, libm, libstdc++, libgcc_s, the dynamic loader). Their C-linkage
+/// names are what a submission's C-linkage definition could take the place of.
+std::vector<std::string> linked_libraries(const std::vector<std::string>& link, const std::string& build_dir) {
+  const std::string compiler = host_compiler(link);
+  auto print = [&](const std::string& option) {
+    const ProcessResult r = run_process({compiler, option}, {}, 60);
+    std::string out = r.ok() ? r.output : "";
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    return out;
+  };
+  std::vector<std::string> dirs, names, files;
+  for (const auto& arg : link) {
+    if (arg.rfind("-L", 0) == 0 && arg.size() > 2) dirs.push_back(arg.substr(2));
+    else if (arg.rfind("-l", 0) == 0 && arg.size() > 2) names.push_back(arg.substr(2));
+    else if (!arg.empty() && arg[0] != '-' && (ends_with(arg, ".a") || ends_with(arg, ".so") || arg.find(".so.") != std::string::npos))
+      files.push_back(fs::path(arg).is_absolute() ? arg : build_dir + "/" + arg);
+  }
+  std::istringstream search(print("-print-search-dirs"));
+  for (std::string line; std::getline(search, line);)
+    if (line.rfind("libraries: =", 0) == 0) {
+      std::istringstream parts(line.substr(12));
+      for (std::string d; std::getline(parts, d, ':');) dirs.push_back(d);
+    }
+  for (const auto& n : names)
+    for (const auto& d : dirs) {
+      const std::string base = d + "/" + (n[0] == ':' ? n.substr(1) : "lib" + n);
+      if (n[0] == ':' ? object_file(base) : object_file(base + ".so") || object_file(base + ".a")) {
+        files.push_back(n[0] == ':' ? base : object_file(base + ".so") ? base + ".so" : base + ".a");
+        break;
+      }
+    }
+  for (const char* implicit : {"libc.so.6", "libm.so.6", "libstdc++.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2"})
+    files.push_back(print(std::string("-print-file-name=") + implicit));
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    std::error_code ec;
+    const std::string real = fs::canonical(f, ec).string();
+    if (!ec && object_file(real) && std::find(out.begin(), out.end(), real) == out.end()) out.push_back(real);
+  }
+  return out;
 }
 
 HandinBuild failed(const std::string& message, const std::string& isolation = "") {
@@ -503,8 +569,12 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
   if (defence_enabled("symbols")) {
     std::vector<std::string> contract;
     for (const auto& f : lab.functions) contract.push_back(f);
-    const std::string bad = vetting::check_object_symbols(objects, contract, vetting::defined_symbols(ours),
-                                                          fs::path(files[0]).filename().string());
+    // What the submission may not define: the strong symbols of the build's own objects and
+    // libraries, and every C-linkage name of any library the runner is linked with.
+    std::set<std::string> taken = vetting::defined_symbols(ours);
+    const std::set<std::string> c_names = vetting::library_c_names(linked_libraries(link, build_dir));
+    taken.insert(c_names.begin(), c_names.end());
+    const std::string bad = vetting::check_object_symbols(objects, contract, taken, fs::path(files[0]).filename().string());
     if (!bad.empty()) return failed(bad, isolation);
   }
 

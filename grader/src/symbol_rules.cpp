@@ -126,7 +126,9 @@ const std::set<std::string> kEmuVocabulary = {
     // the CUDA shim's error codes and launches that return them (cuda_runtime_launch.hpp), and
     // the 16-bit float types of the emulator's <cuda_fp16.h> / <cuda_bf16.h>
     "cuda_sticky_error", "cuda_last_error", "cuda_record_error", "cuda_reset_errors",
-    "launch_with_status", "launch_from_pointers", "fp16", "same_type"};
+    "launch_with_status", "launch_from_pointers", "fp16", "same_type",
+    // the shim's __device__ / __constant__ variables (cudaMemcpyToSymbol, cudaGetSymbolAddress)
+    "note_device_symbol", "is_device_symbol_range"};
 
 // Namespaces whose template and inline code a submission instantiates (weak definitions), but
 // to which it may not add strong definitions.
@@ -268,6 +270,15 @@ struct Reader {
     return name();
   }
 };
+
+/// Names in the style of the GPU runtimes' C APIs, besides those c_names lists: the driver API
+/// (cuInit, cuMemAlloc...), NVIDIA's and AMD's libraries (nv*, hsa*, amd*, roc*).
+bool runtime_prefix(const std::string& name) {
+  if (name.size() > 2 && name.compare(0, 2, "cu") == 0 && std::isupper(static_cast<unsigned char>(name[2]))) return true;
+  for (const char* p : {"cuda", "hip", "nv", "hsa", "amd", "roc"})
+    if (name.compare(0, std::strlen(p), p) == 0) return true;
+  return false;
+}
 
 bool is_lab_namespace(const std::string& ns) {
   return ns.size() > 3 && ns.compare(0, 3, "lab") == 0 &&
@@ -413,15 +424,19 @@ Rule classify_definition(const std::string& name, char type, const std::vector<s
   }
   for (const auto& f : contract_functions)
     if (name == f) return R::allowed;
-  if (name == "main") return R::overriding;
-  // A C-linkage function takes the place of the C library's or the runtime's of that name.
-  if (type == 'T' || type == 'W' || type == 'i') return R::overriding;
-  // Data: C++ globals of the global namespace are not mangled ("int calls;"), so only names
-  // that belong to the system are refused.
+  if (name == "main" || type == 'i') return R::overriding;  // 'i': an ifunc, resolved by the loader
+  // A C-linkage name takes the place of the C library's, the runtime's or the emulator's of that
+  // name (the linked libraries' names are in protected_symbols). Any other one cannot: an
+  // `extern "C" __global__` kernel, a helper, a global (C++ globals of the global namespace are
+  // not mangled: "int calls;"). Functions are held to more than data: no leading underscore (the
+  // implementation's names in the global namespace) and none of the GPU runtimes' prefixes,
+  // whose libraries load more of their kind at run time.
   Rule known = R::not_in_api;
-  const bool reserved = name.compare(0, 2, "__") == 0 ||
-                        (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])));
+  const bool function = type == 'T' || type == 'W';
+  const bool reserved = name.compare(0, 2, "__") == 0 || (name.size() > 1 && name[0] == '_' &&
+                                                           (function || std::isupper(static_cast<unsigned char>(name[1]))));
   if (reserved || c_names().find(name, known) || name.compare(0, 6, "gpulab") == 0) return R::overriding;
+  if (function && runtime_prefix(name)) return R::overriding;
   return R::allowed;
 }
 

@@ -128,14 +128,19 @@ std::string definition_reason(const std::string& name, char type, Rule rule, con
     return "gpulab::grade::, testing::, benchmark:: and the labs' namespaces belong to the grader";
   if (rule == Rule::vendor_libraries) return "CUTLASS and CuTe are vendor libraries";
   if (protected_symbols.count(name))
-    return "the emulator, the harness or the lab's checks define it, and yours would take its place";
+    return name.rfind("_Z", 0) == 0
+               ? "the emulator, the harness or the lab's checks define it, and yours would take its place"
+               : "a library the lab is linked with (the C library, the GPU runtime, the emulator) or the grader's"
+                 " own code uses that name, and yours would take its place";
   if (name == "main") return "main belongs to the harness";
   const auto scope = rules::scope_of(name);
   if (name.rfind("_Z", 0) == 0 && scope.empty()) return "its name is not one a C++ compiler writes";
   if (scope.size() == 1) return "a replacement of the global operator new or delete would serve the grader's memory too";
   if (!scope.empty()) return scope[0] + ":: is a library's namespace: a submission may use its templates but not add functions to it";
   if (type == 'T' || type == 'W' || type == 'i')
-    return "a function with C linkage can take the place of the C library's or the GPU runtime's function of that name";
+    return "a function with C linkage of that name can take the place of the C library's, the GPU runtime's or the"
+           " emulator's (names with a leading underscore, or the runtimes' cu*, cuda*, hip*, nv* ... prefixes, are"
+           " theirs; a kernel of your own may have C linkage under another name)";
   return "that name belongs to the C library, the GPU runtime or the emulator";
 }
 
@@ -367,6 +372,33 @@ std::set<std::string> defined_symbols(const std::vector<std::string>& files) {
       const bool weak = s.type == 'W' || s.type == 'V' || s.type == 'u';
       if (!weak || !rules::shared_weak_instance(s.name)) out.insert(s.name);
     }
+  }
+  return out;
+}
+
+}  // namespace gpulab::grade::vetting
+
+namespace gpulab::grade::vetting {
+
+std::set<std::string> library_c_names(const std::vector<std::string>& files) {
+  static std::map<std::string, std::set<std::string>> cache;  // a grading run asks for the same libraries per lab
+  std::set<std::string> out;
+  for (const auto& f : files) {
+    auto it = cache.find(f);
+    if (it == cache.end()) {
+      const std::string name = basename_of(f);
+      const bool shared = name.find(".so.") != std::string::npos || (name.size() > 3 && name.rfind(".so") == name.size() - 3);
+      std::vector<Symbol> symbols;
+      std::string error;
+      if (!objects::read_symbols(f, shared, symbols, error)) throw std::runtime_error("cannot read the symbols of " + f + ": " + error);
+      std::set<std::string> names;
+      for (const auto& s : symbols)
+        // Defined or not (a name it may bind to); not the compilers' own (DW.ref.__gxx_personality_v0),
+        // which every object defines alike.
+        if (s.name.rfind("_Z", 0) != 0 && !rules::compiler_generated(s.name)) names.insert(s.name);
+      it = cache.emplace(f, std::move(names)).first;
+    }
+    out.insert(it->second.begin(), it->second.end());
   }
   return out;
 }

@@ -94,4 +94,10 @@ std::string check_object_symbols(const std::vector<std::string>& objects,
 /// be read (the grader must not go on without its protection).
 std::set<std::string> defined_symbols(const std::vector<std::string>& files);
 
+/// The C-linkage names (not mangled) that shared libraries (nm -D) or archives use, defined there
+/// or referenced: a C-linkage definition of one of them in a submission would take the place of
+/// the library's function, or be called by the library. Throws std::runtime_error when a file
+/// cannot be read.
+std::set<std::string> library_c_names(const std::vector<std::string>& files);
+
 }  // namespace gpulab::grade::vetting

@@ -110,6 +110,36 @@ TEST_F(Vetting, DefinitionsThatOverrideTheEmulatorOrTheGraderAreRefused) {
     EXPECT_TRUE(Has(symbols(std::string(c.code) + "\n", emu), {std::string(c.symbol), c.rule})) << c.code;
 }
 
+// extern "C" kernels and helpers of the submission's own take the place of nothing: allowed. A
+// C-linkage name a linked library uses (defined or referenced), the implementation's names (a
+// leading underscore) and the GPU runtimes' prefixes are refused.
+TEST_F(Vetting, CLinkageDefinitionsOfTheSubmissionsOwnNamesPass) {
+  EXPECT_EQ(symbols("extern \"C\" void coalescing_row_sum(const float* m, float* s, int n) { s[0] = m[n]; }\n"
+                    "extern \"C\" { float lab_helper(float x) { return 2 * x; } }\n"),
+            "");
+  const std::set<std::string> libraries = {"memcpy", "gpulab_emu_register_twin", "some_library_hook"};
+  const Case refused[] = {
+      {"extern \"C\" void some_library_hook() {}", "a library the lab is linked with", "no overriding"},
+      {"extern \"C\" void _start_here() {}", "defines _start_here", "C linkage"},
+      {"extern \"C\" int cuInitialise() { return 0; }", "defines cuInitialise", "no overriding"},
+      {"extern \"C\" int cudaLaunchHelper() { return 0; }", "defines cudaLaunchHelper", "no overriding"},
+      {"extern \"C\" int nvtxRangePushA(const char*) { return 0; }", "defines nvtxRangePushA", "no overriding"},
+      {"extern \"C\" int hipInit(unsigned) { return 0; }", "defines hipInit", "no overriding"},
+      {"extern \"C\" void* malloc(unsigned long) { return 0; }", "defines malloc", "no overriding"},
+  };
+  for (const auto& c : refused)
+    EXPECT_TRUE(Has(symbols(std::string(c.code) + "\n", libraries), {std::string(c.symbol), c.rule})) << c.code;
+}
+
+// The C library's names, read from the library itself, include what a submission could replace.
+TEST(SymbolRules, LibraryCNamesComeFromTheLibrariesSymbolTables) {
+  const std::string libc = "/lib/x86_64-linux-gnu/libc.so.6";
+  if (!std::filesystem::exists(libc)) GTEST_SKIP() << "no " << libc;
+  const std::set<std::string> names = library_c_names({libc});
+  for (const char* n : {"malloc", "memcpy", "write", "qsort", "pthread_create"}) EXPECT_TRUE(names.count(n)) << n;
+  for (const auto& n : names) EXPECT_NE(n.rfind("_Z", 0), 0u) << n;
+}
+
 TEST_F(Vetting, OrdinaryCppPasses) {
   EXPECT_EQ(symbols(R"(#include <cmath>
 #include <cstdio>

@@ -24,9 +24,9 @@
 //   subscripts `[...]`, or a parenthesized expression (`(*fp)`). It is found walking back from
 //   `<<<` with exact bracket matching, so `ns::k<float, 256>`, `table[i]`, `obj.kernels[2]`,
 //   `(*fp)` and `static_cast<K>(p)` are all whole callees and `a + k<<<...>>>()` launches `k`.
-// * The arguments are the tokens between the `(` that follows `>>>` and its matching `)`.
-// * Only the punctuation (`<<<`, `>>>`, the argument list's `(`) is replaced and text is inserted
-//   before the callee; no newline is inserted or removed, so every line keeps its number. The
+// * The arguments are the `(...)` that follows `>>>`, matched exactly; they stay as written: the
+//   translation's cuda_launch(...) returns the launch, which that argument list calls.
+// * Only the punctuation (`<<<`, `>>>`) is replaced and text is inserted before the callee; no newline is inserted or removed, so every line keeps its number. The
 //   rewrite is a local token rewrite, so it also works in a macro's body, a template and a lambda.
 //   Not rewritten: a launch whose `<<<` or `>>>` comes out of a macro expansion (`#define CFG
 //   <<<1, 32>>>`) or token pasting; those are reported as errors when the `<<<` half is in this
@@ -314,15 +314,16 @@ class Translator {
     const std::size_t open_args = close + 2;
     if (open_args >= t_.size() || !is(t_[open_args], "("))
       return error = "`>>>` must be followed by the kernel's arguments in parentheses", false;
-    const std::size_t close_args = match_forward(open_args);
-    if (close_args == std::string::npos) return error = "the kernel's argument list has no matching `)`", false;
+    if (match_forward(open_args) == std::string::npos) return error = "the kernel's argument list has no matching `)`", false;
 
-    edits.push_back({t_[first].begin, t_[first].begin, "::gpulab::emu::cuda_launch("});
+    // The callee goes into GPULAB_KERNEL_OF(...), which names the kernel either way CUDA allows:
+    // one function, or a template whose arguments the launch's arguments deduce (cuda_launch.hpp).
+    edits.push_back({t_[first].begin, t_[first].begin, "::gpulab::emu::cuda_launch(GPULAB_KERNEL_OF("});
     // __FILE__ and __LINE__ stand where `<<<` stood: the launch's own file and line, also when
     // the launch is in a macro (then the line where the macro is used).
-    edits.push_back({t_[i].begin, t_[i + 1].end, ", ::gpulab::emu::launch_config(__FILE__, __LINE__, "});
-    edits.push_back({t_[close].begin, t_[close + 1].end, ")"});
-    edits.push_back({t_[open_args].begin, t_[open_args].end, close_args == open_args + 1 ? "" : ", "});
+    edits.push_back({t_[i].begin, t_[i + 1].end, "), ::gpulab::emu::launch_config(__FILE__, __LINE__, "});
+    // cuda_launch(...) is the launch, called with the argument list as written.
+    edits.push_back({t_[close].begin, t_[close + 1].end, "))"});
     return true;
   }
 };

@@ -2,8 +2,8 @@
 // the emulator back-end compiles as plain C++:
 //
 //   callee<<<grid, block[, shared[, stream]]>>>(args...)
-//     -> ::gpulab::emu::cuda_launch(callee, ::gpulab::emu::launch_config(__FILE__, __LINE__,
-//                                   grid, block[, shared[, stream]]), args...)
+//     -> ::gpulab::emu::cuda_launch(GPULAB_KERNEL_OF(callee), ::gpulab::emu::launch_config(
+//            __FILE__, __LINE__, grid, block[, shared[, stream]]))(args...)
 //
 // and `extern __shared__ T name[];` (dynamic shared memory) into a pointer to the block's dynamic
 // shared memory (see translate.cpp). Everything else is copied byte for byte, and no line is added or removed inside the file, so

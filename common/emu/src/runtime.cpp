@@ -252,6 +252,28 @@ DeviceMemoryScope::~DeviceMemoryScope() {
   if (--gate_depth == 0) set_gate(true);
 }
 
+namespace {
+std::mutex symbol_mutex;
+std::map<std::uintptr_t, std::size_t>& symbols() {
+  static std::map<std::uintptr_t, std::size_t> m;
+  return m;
+}
+}  // namespace
+
+void note_device_symbol(const void* p, std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(symbol_mutex);
+  std::size_t& known = symbols()[reinterpret_cast<std::uintptr_t>(p)];
+  known = std::max(known, bytes);
+}
+bool is_device_symbol_range(const void* p, std::size_t bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(symbol_mutex);
+  auto it = symbols().upper_bound(a);
+  if (it == symbols().begin()) return false;
+  --it;
+  return a >= it->first && a + bytes <= it->first + it->second;
+}
+
 void note_atomic(const void* p, std::size_t bytes, const char*, int) {
   detail::on_atomic(p, static_cast<unsigned>(bytes), __builtin_return_address(0));
 }

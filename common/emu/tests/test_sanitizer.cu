@@ -55,6 +55,28 @@ __global__ void warp_synchronous_with_syncwarp(float* out) {
   out[threadIdx.x] = buf[threadIdx.x ^ 1];  // neighbour in the same warp: ordered by __syncwarp
 }
 
+// Warp 0 folds the warps' values with __syncwarp between steps while the other warps go on; every
+// thread returns `warp == 0 ? sums[0] : 0`. The optimiser makes that read a select of a load done in
+// every thread (sums[0] is a valid address), which would race with warp 0's folding: the emulator
+// must trace the load only where the source makes it (tools/perfmodel/unspeculate_pass.cpp).
+__device__ float fold_in_warp0(float v) {
+  __shared__ float sums[64];
+  const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+  if (lane == 0) sums[warp] = v;
+  __syncthreads();
+  const int warps = static_cast<int>(blockDim.x) / warpSize;
+  if (warp == 0)
+    for (int half = warps / 2; half > 0; half /= 2) {
+      if (lane < half) sums[lane] += sums[lane + half];
+      __syncwarp();
+    }
+  return warp == 0 ? sums[0] : 0.0f;
+}
+__global__ void sum_of_warps(float* out) {
+  const float s = fold_in_warp0(1.0f);
+  if (threadIdx.x == 0) *out = s;
+}
+
 __global__ void read_host_memory(const float* host, float* out) {
   out[threadIdx.x] = host[threadIdx.x];
 }
@@ -288,6 +310,16 @@ TEST_P(Sanitizer, SyncwarpOrdersAccessesWithinAWarp) {
   launch(warp_synchronous_with_syncwarp, 1, 64, 0, out.data());
   const auto h = out.download();
   for (int t = 0; t < 64; ++t) EXPECT_EQ(h[t], static_cast<float>(t ^ 1));
+  EXPECT_TRUE(emu::findings().empty()) << emu::findings()[0].message;
+}
+
+TEST_P(Sanitizer, ALoadTheOptimiserSpeculatedIsNotARace) {
+#if !defined(GPULAB_TEST_UNSPECULATE)
+  GTEST_SKIP() << "built without tools/perfmodel/unspeculate_pass.cpp (llvm-14-dev)";
+#endif
+  DeviceBuffer<float> out(1);
+  launch(sum_of_warps, 1, 256, 0, out.data());
+  EXPECT_EQ(out.download()[0], static_cast<float>(256 / GetParam()));
   EXPECT_TRUE(emu::findings().empty()) << emu::findings()[0].message;
 }
 

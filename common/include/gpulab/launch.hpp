@@ -48,7 +48,9 @@ struct LaunchProblem {
   Kind kind = Kind::none;
   std::string what, hint;
 };
-/// Validates a launch configuration against the device's limits, without throwing.
+/// Validates a launch configuration against the device's limits, without throwing. `kernel`
+/// keys its dynamic shared memory limit (null: a kernel not known, held to the largest limit any
+/// kernel was given; see dynamic_shared_limit).
 LaunchProblem launch_config_problem(const LaunchGrid& grid, dim3 block, std::size_t shared_bytes,
                                     const void* kernel = nullptr);
 /// Validates a launch configuration against the device's limits; throws gpulab::Error.
@@ -60,6 +62,9 @@ void check_launch_config(const LaunchGrid& grid, dim3 block, std::size_t shared_
 /// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) on CUDA, its HIP twin on ROCm, a limit the
 /// emulator checks. Throws gpulab::Error when the device cannot give that much.
 void allow_dynamic_shared_bytes(const void* kernel, std::size_t bytes, const char* file, int line);
+/// The dynamic shared memory a launch of `kernel` may ask for: the device's default per block,
+/// or what allow_dynamic_shared_bytes gave it (null: the most any kernel was given).
+std::size_t dynamic_shared_limit(const void* kernel);
 template <class... P>
 void set_max_dynamic_shared(void (*kernel)(P...), std::size_t bytes, const char* file = __builtin_FILE(),
                             int line = __builtin_LINE()) {

@@ -214,7 +214,10 @@ json host_work_evidence(const std::vector<Call::State::Output>& outs, std::size_
   json writes = json::array(), uploads = json::array(), downloads = json::array(), accesses = json::array();
   for (const auto& w : emu::host_writes()) {
     const std::string how = w.how;
-    if (how == "copy_to_device" || (how.rfind("cudaMemcpy", 0) == 0 && how.find("device to device") == std::string::npos))
+    // (cudaMemcpyToSymbol into __constant__ / __device__ variables: constants, host data by nature)
+    const bool symbol = how.rfind("cudaMemcpyToSymbol", 0) == 0;
+    if (how == "copy_to_device" ||
+        (how.rfind("cudaMemcpy", 0) == 0 && !symbol && how.find("device to device") == std::string::npos))
       uploads.push_back(how + " uploaded " + bytes_text(static_cast<double>(w.bytes)) + " of host data at " +
                         where(w.file, w.line));
     for (const auto& o : outs) {

@@ -11,8 +11,8 @@ namespace {
 
 using gpulab::cuda2emu::translate;
 
-const std::string kLaunch = "::gpulab::emu::cuda_launch(";
-const std::string kConfig = ", ::gpulab::emu::launch_config(__FILE__, __LINE__, ";
+const std::string kLaunch = "::gpulab::emu::cuda_launch(GPULAB_KERNEL_OF(";
+const std::string kConfig = "), ::gpulab::emu::launch_config(__FILE__, __LINE__, ";
 
 /// The translation without its two header lines (the include and `#line 1`).
 std::string body(const std::string& in) {
@@ -30,7 +30,7 @@ std::string body(const std::string& in) {
 }
 
 std::string launch(const std::string& callee, const std::string& config, const std::string& args) {
-  return kLaunch + callee + kConfig + config + ")" + (args.empty() ? "" : ", " + args) + ")";
+  return kLaunch + callee + kConfig + config + "))(" + args + ")";
 }
 
 TEST(Translate, SimpleLaunch) {
@@ -43,7 +43,7 @@ TEST(Translate, SharedAndStreamAreKeptForTheConfig) {
 
 TEST(Translate, NoArguments) {
   EXPECT_EQ(body("k<<<1, 32>>>();"), launch("k", "1, 32", "") + ";");
-  EXPECT_EQ(body("k<<<1, 32>>>( /* none */ );"), kLaunch + "k" + kConfig + "1, 32) /* none */ );");
+  EXPECT_EQ(body("k<<<1, 32>>>( /* none */ );"), kLaunch + "k" + kConfig + "1, 32))( /* none */ );");
 }
 
 TEST(Translate, TemplateKernelAndQualifiedNames) {
@@ -112,10 +112,10 @@ TEST(Translate, MultiLineLaunchKeepsEveryLine) {
   // Every line that had no launch punctuation is unchanged, at the same line number.
   EXPECT_EQ(out,
             "void f() {\n"
-            "  ::gpulab::emu::cuda_launch(k\n"
-            "    , ::gpulab::emu::launch_config(__FILE__, __LINE__, grid,\n"
-            "       block)\n"
-            "    , a,\n"
+            "  ::gpulab::emu::cuda_launch(GPULAB_KERNEL_OF(k\n"
+            "    ), ::gpulab::emu::launch_config(__FILE__, __LINE__, grid,\n"
+            "       block))\n"
+            "    (a,\n"
             "     b);\n"
             "  int after = 0;\n"
             "}\n");

@@ -5,6 +5,7 @@
 // gpulab/launch.hpp on the emulator.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <tuple>
 #include <type_traits>
@@ -35,6 +36,37 @@ cudaError_t launch_with_status(void (*kernel)(P...), LaunchGrid grid, dim3 block
         p.kind == LaunchProblem::Kind::configuration ? cudaErrorInvalidConfiguration : cudaErrorInvalidValue));
   }
   ::gpulab::launch(kernel, grid, block, shared_bytes, args...);
+  return cudaSuccess;
+}
+
+/// The same for a launch whose kernel is found by calling `call(args...)` in each thread (a kernel
+/// template whose arguments are deduced: cuda_launch.hpp). The arguments are copied once, here;
+/// each thread's call copies them into the kernel's parameters. Without the kernel's address, the
+/// dynamic shared memory is checked against the largest limit any kernel was given.
+template <class Call, class... A>
+cudaError_t launch_call_with_status(const Call& call, LaunchGrid grid, dim3 block, std::size_t shared_bytes,
+                                    cudaStream_t stream, A... args) {
+  (void)stream;
+  if (const int sticky = cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  const LaunchProblem p = launch_config_problem(grid, block, shared_bytes, nullptr);
+  if (p.kind != LaunchProblem::Kind::none) {
+    std::fprintf(stderr, "[gpulab emu] %s:%d: %s\n  hint: %s\n", grid.file, grid.line, p.what.c_str(),
+                 p.hint.c_str());
+    return static_cast<cudaError_t>(cuda_record_error(
+        p.kind == LaunchProblem::Kind::configuration ? cudaErrorInvalidConfiguration : cudaErrorInvalidValue));
+  }
+  struct Closure {
+    Call call;
+    std::tuple<A...> args;
+  };
+  const Closure closure{call, std::tuple<A...>(args...)};
+  launch_blocks(
+      grid.dims, block, shared_bytes, grid.file, grid.line,
+      [](const void* c) {
+        const auto* cl = static_cast<const Closure*>(c);
+        std::apply(cl->call, cl->args);
+      },
+      &closure, sizeof closure);
   return cudaSuccess;
 }
 
@@ -75,5 +107,116 @@ cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, i
     std::fprintf(stderr, "[gpulab emu] %s\n", e.what());
     return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorInvalidValue));
   }
+  return cudaSuccess;
+}
+
+// ---- occupancy ------------------------------------------------------------------------------
+// Computed from the limits cudaGetDeviceProperties reports (an H200's: 2048 threads and 32 blocks
+// per multiprocessor, 228 KiB of shared memory of which each block reserves 1 KiB, warps of the
+// emulator's warp size) and the kernel's dynamic shared memory. Registers and static shared
+// memory are not known on the emulator, so a GPU may fit fewer blocks of a heavy kernel: code that
+// sizes its grid or blocks from these calls must work with whatever they return, as on a GPU.
+namespace gpulab::emu {
+/// Blocks of `threads` threads, each with `dynamic_bytes` of dynamic shared memory, resident at
+/// once on one multiprocessor; 0 when one block cannot start (too many threads, too much shared
+/// memory for `kernel`).
+inline int resident_blocks(const void* kernel, int threads, std::size_t dynamic_bytes) {
+  cudaDeviceProp p;
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess || threads <= 0 || threads > p.maxThreadsPerBlock) return 0;
+  if (dynamic_bytes > ::gpulab::dynamic_shared_limit(kernel)) return 0;
+  const int warp_threads = (threads + p.warpSize - 1) / p.warpSize * p.warpSize;
+  const std::size_t shared_per_block = dynamic_bytes + p.reservedSharedMemPerBlock;
+  const int by_shared = static_cast<int>(static_cast<std::size_t>(p.sharedMemPerMultiprocessor) / shared_per_block);
+  return std::min({p.maxBlocksPerMultiProcessor, p.maxThreadsPerMultiProcessor / warp_threads, by_shared});
+}
+}  // namespace gpulab::emu
+
+template <class Kernel>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, Kernel kernel, int block_size,
+                                                                   std::size_t dynamic_bytes, unsigned flags) {
+  if (const int sticky = gpulab::emu::cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  if (!blocks || flags > cudaOccupancyDisableCachingOverride)
+    return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorInvalidValue));
+  *blocks = gpulab::emu::resident_blocks(reinterpret_cast<const void*>(kernel), block_size, dynamic_bytes);
+  return cudaSuccess;
+}
+template <class Kernel>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, Kernel kernel, int block_size,
+                                                          std::size_t dynamic_bytes) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, kernel, block_size, dynamic_bytes,
+                                                                cudaOccupancyDefault);
+}
+
+/// The block size that keeps the most threads resident on a multiprocessor (the largest such size
+/// when several tie), trying sizes from the limit down in steps of a warp, as the CUDA runtime
+/// does; `dynamic_bytes_for(block size)` gives each size's dynamic shared memory. *min_grid is the
+/// grid that fills the device at that size.
+template <class UnaryFunction, class Kernel>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(int* min_grid, int* block_size, Kernel kernel,
+                                                                    UnaryFunction dynamic_bytes_for,
+                                                                    int block_size_limit = 0, unsigned flags = 0) {
+  if (const int sticky = gpulab::emu::cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  cudaDeviceProp p;
+  if (!min_grid || !block_size || cudaGetDeviceProperties(&p, 0) != cudaSuccess)
+    return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorInvalidValue));
+  const int limit = block_size_limit <= 0 ? p.maxThreadsPerBlock : std::min(block_size_limit, p.maxThreadsPerBlock);
+  int best_threads = 0, best_size = 0, best_blocks = 0;
+  for (int aligned = (limit + p.warpSize - 1) / p.warpSize * p.warpSize; aligned > 0; aligned -= p.warpSize) {
+    const int size = std::min(limit, aligned);
+    int blocks = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&blocks, kernel, size,
+                                                           static_cast<std::size_t>(dynamic_bytes_for(size)), flags);
+    if (blocks * size > best_threads) best_threads = blocks * size, best_size = size, best_blocks = blocks;
+    if (best_threads == p.maxThreadsPerMultiProcessor) break;
+  }
+  *min_grid = best_blocks * p.multiProcessorCount;
+  *block_size = best_size;
+  return cudaSuccess;
+}
+template <class UnaryFunction, class Kernel>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeVariableSMem(int* min_grid, int* block_size, Kernel kernel,
+                                                           UnaryFunction dynamic_bytes_for, int block_size_limit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(min_grid, block_size, kernel, dynamic_bytes_for,
+                                                                 block_size_limit, cudaOccupancyDefault);
+}
+template <class Kernel>
+cudaError_t cudaOccupancyMaxPotentialBlockSizeWithFlags(int* min_grid, int* block_size, Kernel kernel,
+                                                        std::size_t dynamic_bytes = 0, int block_size_limit = 0,
+                                                        unsigned flags = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags(
+      min_grid, block_size, kernel, [dynamic_bytes](int) { return dynamic_bytes; }, block_size_limit, flags);
+}
+template <class Kernel>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size, Kernel kernel,
+                                               std::size_t dynamic_bytes = 0, int block_size_limit = 0) {
+  return cudaOccupancyMaxPotentialBlockSizeWithFlags(min_grid, block_size, kernel, dynamic_bytes, block_size_limit,
+                                                     cudaOccupancyDefault);
+}
+/// The dynamic shared memory a block can still get with `blocks` blocks of `block_size` threads
+/// per multiprocessor (cudaOccupancyAvailableDynamicSMemPerBlock).
+template <class Kernel>
+cudaError_t cudaOccupancyAvailableDynamicSMemPerBlock(std::size_t* bytes, Kernel kernel, int blocks, int block_size) {
+  cudaDeviceProp p;
+  if (!bytes || blocks <= 0 || cudaGetDeviceProperties(&p, 0) != cudaSuccess ||
+      gpulab::emu::resident_blocks(reinterpret_cast<const void*>(kernel), block_size, 0) < blocks)
+    return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorInvalidValue));
+  const std::size_t share = static_cast<std::size_t>(p.sharedMemPerMultiprocessor) / static_cast<std::size_t>(blocks);
+  const std::size_t usable = share > p.reservedSharedMemPerBlock ? share - p.reservedSharedMemPerBlock : 0;
+  *bytes = std::min(usable, gpulab::dynamic_shared_limit(reinterpret_cast<const void*>(kernel)));
+  return cudaSuccess;
+}
+
+/// What the emulator knows of a kernel (see cudaFuncAttributes).
+template <class Kernel>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, Kernel kernel) {
+  if (!attributes) return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorInvalidValue));
+  cudaDeviceProp p;
+  cudaGetDeviceProperties(&p, 0);
+  *attributes = cudaFuncAttributes{};
+  attributes->maxThreadsPerBlock = p.maxThreadsPerBlock;
+  attributes->ptxVersion = attributes->binaryVersion = p.major * 10 + p.minor;
+  attributes->maxDynamicSharedSizeBytes =
+      static_cast<int>(gpulab::dynamic_shared_limit(reinterpret_cast<const void*>(kernel)));
+  attributes->preferredShmemCarveout = cudaSharedmemCarveoutDefault;
   return cudaSuccess;
 }

@@ -61,6 +61,23 @@ enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9
 };
+enum cudaSharedCarveout { cudaSharedmemCarveoutDefault = -1, cudaSharedmemCarveoutMaxL1 = 0, cudaSharedmemCarveoutMaxShared = 100 };
+#define cudaOccupancyDefault 0x00
+#define cudaOccupancyDisableCachingOverride 0x01
+/// What cudaFuncGetAttributes reports about a kernel. The emulator does not compile for a GPU:
+/// registers, local and constant memory are 0, static shared memory is not known (0).
+struct cudaFuncAttributes {
+  std::size_t sharedSizeBytes;
+  std::size_t constSizeBytes;
+  std::size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+};
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
 #define cudaEventDefault 0x00
@@ -238,11 +255,12 @@ inline cudaError_t check_transfer(void* dst, const void* src, std::size_t bytes,
   const bool dst_device = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
   const bool src_device = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
   const char* bad = nullptr;
+  const auto on_device = [bytes](const void* p) { return is_device_range(p, bytes) || is_device_symbol_range(p, bytes); };
   if (kind > cudaMemcpyDefault) bad = "the copy kind is not a cudaMemcpyKind";
-  else if (dst_device && !is_device_range(dst, bytes))
-    bad = "the destination is not that many bytes inside one device allocation";
-  else if (src && src_device && !is_device_range(src, bytes))
-    bad = "the source is not that many bytes inside one device allocation";
+  else if (dst_device && !on_device(dst))
+    bad = "the destination is not that many bytes inside one device allocation or __device__ variable";
+  else if (src && src_device && !on_device(src))
+    bad = "the source is not that many bytes inside one device allocation or __device__ variable";
   if (!bad) return cudaSuccess;
   std::fprintf(stderr, "[gpulab emu] %s:%d: %s of %zu bytes: %s (cudaErrorInvalidValue)\n", file, line, how, bytes,
                bad);
@@ -279,5 +297,85 @@ inline cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaSt
           gpulab::emu::shim::check_transfer(p, nullptr, bytes, cudaMemcpyHostToDevice, "cudaMemsetAsync", file, line))
     return e;
   gpulab::emu::host_fill(p, value, bytes, "cudaMemsetAsync", file, line);
+  return cudaSuccess;
+}
+
+// ---- __device__ and __constant__ variables ("symbols") -------------------------------------
+// On the emulator a symbol is the variable itself: the copies read and write it through the
+// runtime (host_copy, so the watch sees the write), and its address is what cudaGetSymbolAddress
+// gives, which later copies and fills (cudaMemsetAsync) may target (note_device_symbol).
+namespace gpulab::emu::shim {
+/// cudaErrorInvalidValue (explained on stderr) unless [offset, offset + count) lies in the
+/// symbol's `size` bytes and, for a device-to-device copy, `other` (the copy's other side) is
+/// device memory; cudaErrorInvalidMemcpyDirection for a kind that does not fit.
+inline cudaError_t check_symbol_copy(std::size_t size, std::size_t count, std::size_t offset, cudaMemcpyKind kind,
+                                     bool to_symbol, const void* other, const char* how, const char* file, int line) {
+  if (const int sticky = cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  const bool host_side = kind == (to_symbol ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost);
+  if (!host_side && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+    return static_cast<cudaError_t>(cuda_record_error(cudaErrorInvalidMemcpyDirection));
+  if (offset > size || count > size - offset) {
+    std::fprintf(stderr, "[gpulab emu] %s:%d: %s of %zu bytes at offset %zu: the variable has %zu bytes (cudaErrorInvalidValue)\n",
+                 file, line, how, count, offset, size);
+    return static_cast<cudaError_t>(cuda_record_error(cudaErrorInvalidValue));
+  }
+  if (kind == cudaMemcpyDeviceToDevice && count && !is_device_range(other, count) && !is_device_symbol_range(other, count)) {
+    std::fprintf(stderr, "[gpulab emu] %s:%d: %s of %zu bytes, device to device: the %s is not device memory (cudaErrorInvalidValue)\n",
+                 file, line, how, count, to_symbol ? "source" : "destination");
+    return static_cast<cudaError_t>(cuda_record_error(cudaErrorInvalidValue));
+  }
+  return cudaSuccess;
+}
+}  // namespace gpulab::emu::shim
+
+template <class T>
+cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                               cudaMemcpyKind kind = cudaMemcpyHostToDevice, const char* file = __builtin_FILE(),
+                               int line = __builtin_LINE()) {
+  namespace emu = gpulab::emu;
+  if (const cudaError_t e =
+          emu::shim::check_symbol_copy(sizeof(T), count, offset, kind, true, src, "cudaMemcpyToSymbol", file, line))
+    return e;
+  char* dst = reinterpret_cast<char*>(const_cast<T*>(&symbol)) + offset;
+  emu::note_device_symbol(&symbol, sizeof(T));
+  emu::host_copy(dst, src, count, "cudaMemcpyToSymbol", file, line);
+  return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaMemcpyToSymbolAsync(const T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
+                                    cudaMemcpyKind kind = cudaMemcpyHostToDevice, cudaStream_t = nullptr,
+                                    const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return cudaMemcpyToSymbol(symbol, src, count, offset, kind, file, line);
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                 cudaMemcpyKind kind = cudaMemcpyDeviceToHost, const char* file = __builtin_FILE(),
+                                 int line = __builtin_LINE()) {
+  namespace emu = gpulab::emu;
+  if (const cudaError_t e =
+          emu::shim::check_symbol_copy(sizeof(T), count, offset, kind, false, dst, "cudaMemcpyFromSymbol", file, line))
+    return e;
+  emu::note_device_symbol(&symbol, sizeof(T));
+  emu::host_copy(dst, reinterpret_cast<const char*>(&symbol) + offset, count, "cudaMemcpyFromSymbol", file, line);
+  return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaMemcpyFromSymbolAsync(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyDeviceToHost, cudaStream_t = nullptr,
+                                      const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return cudaMemcpyFromSymbol(dst, symbol, count, offset, kind, file, line);
+}
+/// The variable's device address: on the emulator, its own.
+template <class T>
+cudaError_t cudaGetSymbolAddress(void** address, const T& symbol) {
+  if (!address) return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorInvalidValue));
+  gpulab::emu::note_device_symbol(&symbol, sizeof(T));
+  *address = const_cast<void*>(static_cast<const void*>(&symbol));
+  return cudaSuccess;
+}
+template <class T>
+cudaError_t cudaGetSymbolSize(std::size_t* size, const T&) {
+  if (!size) return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorInvalidValue));
+  *size = sizeof(T);
   return cudaSuccess;
 }

@@ -222,6 +222,15 @@ template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
 T atomicOr(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c | v); }, file, line);
 }
+/// CUDA's wrapping counters: atomicInc stores (old >= limit) ? 0 : old + 1, atomicDec stores
+/// (old == 0 || old > limit) ? limit : old - 1; both return old.
+inline unsigned atomicInc(unsigned* p, unsigned limit, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [limit](unsigned c) { return c >= limit ? 0u : c + 1u; }, file, line);
+}
+inline unsigned atomicDec(unsigned* p, unsigned limit, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [limit](unsigned c) { return c == 0u || c > limit ? limit : c - 1u; }, file,
+                                    line);
+}
 inline void __threadfence() { gpulab::emu::thread_fence(); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 

@@ -112,6 +112,11 @@ class DeviceMemoryScope {
   DeviceMemoryScope(const DeviceMemoryScope&) = delete;
   DeviceMemoryScope& operator=(const DeviceMemoryScope&) = delete;
 };
+/// `__device__` and `__constant__` variables the CUDA shim was told about (cudaMemcpyToSymbol,
+/// cudaGetSymbolAddress & co. name them): the runtime's copies and fills may target them as they
+/// target device allocations.
+void note_device_symbol(const void* p, std::size_t bytes);
+bool is_device_symbol_range(const void* p, std::size_t bytes);
 
 // ---- called from kernel code (through kernel.hpp) ----------------------------------------
 enum class BarrierOp { sync, count, all, any };

@@ -1,0 +1,54 @@
+// Idiom: kernels declared extern "C" __global__ (C linkage: unmangled names, as code that loads
+// kernels by name or shares them with C declares them), launched with <<<>>>.
+// expect: lab pass
+#include "gpulab/gpu.hpp"
+#include "row_sum.hpp"
+
+namespace {
+constexpr int kThreads = 256;
+
+__device__ float block_sum(float v) {
+  __shared__ float warp_sums[64];
+  for (int offset = warpSize / 2; offset > 0; offset /= 2)
+    v += __shfl_down_sync(gpulab::full_mask(), v, static_cast<unsigned>(offset));
+  const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+  const int warps = (static_cast<int>(blockDim.x) + warpSize - 1) / warpSize;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? warp_sums[lane] : 0.0f;
+    for (int offset = warpSize / 2; offset > 0; offset /= 2)
+      v += __shfl_down_sync(gpulab::full_mask(), v, static_cast<unsigned>(offset));
+  }
+  return v;
+}
+}  // namespace
+
+extern "C" __global__ void coalescing_row_sum_float4(const float* __restrict__ m, float* __restrict__ sums, int n) {
+  const float4* row = reinterpret_cast<const float4*>(m + static_cast<long long>(blockIdx.x) * n);
+  float s = 0.0f;
+  for (int c = threadIdx.x; c < n / 4; c += blockDim.x) {
+    const float4 q = row[c];
+    s += (q.x + q.y) + (q.z + q.w);
+  }
+  s = block_sum(s);
+  if (threadIdx.x == 0) sums[blockIdx.x] = s;
+}
+
+extern "C" {
+__global__ void coalescing_row_sum(const float* __restrict__ m, float* __restrict__ sums, int n) {
+  const float* row = m + static_cast<long long>(blockIdx.x) * n;
+  float s = 0.0f;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) s += row[c];
+  s = block_sum(s);
+  if (threadIdx.x == 0) sums[blockIdx.x] = s;
+}
+}
+
+void row_sum(const float* m, float* sums, int n) {
+  const bool aligned = reinterpret_cast<unsigned long long>(m) % 16 == 0;
+  if (n % 4 == 0 && aligned)
+    coalescing_row_sum_float4<<<n, kThreads>>>(m, sums, n);
+  else
+    coalescing_row_sum<<<n, kThreads>>>(m, sums, n);
+}
