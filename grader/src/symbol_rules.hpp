@@ -18,6 +18,7 @@ enum class Rule {
   exit_and_signals,
   system_calls,
   vendor_libraries,
+  cache_controls,
   grader_internals,
   overriding,
   not_in_api,

@@ -7,7 +7,8 @@
 //
 // Names: sandbox, includes, symbols, kernel-outputs, input-coverage, host-access, plan,
 //        timed-outputs, reports, memory-limit, source-text, staging, handin-paths, record,
-//        verdict-file.
+//        verdict-file, call-order, crafted-inputs, timed-runs, physical-floor, and the runner's
+//        own (the grader passes them on): device-sync, l2-persistence.
 #pragma once
 
 #include <cstdlib>
