@@ -69,8 +69,12 @@ std::vector<std::string> intercepted_call(const InterleavedStep& step, int set, 
     right = step.call(set, slots);
   }
   std::vector<std::string> messages;
-  for (int i = 0; i < failures.size(); ++i)
-    if (failures.GetTestPartResult(i).failed()) messages.push_back(failures.GetTestPartResult(i).message());
+  for (int i = 0; i < failures.size(); ++i) {
+    if (!failures.GetTestPartResult(i).failed()) continue;
+    std::string m = failures.GetTestPartResult(i).message();
+    if (m.rfind("Failed\n", 0) == 0) m.erase(0, 7);  // ADD_FAILURE's own first line
+    messages.push_back(m);
+  }
   if (!right && messages.empty()) messages.push_back("its results are wrong");
   return messages;
 }

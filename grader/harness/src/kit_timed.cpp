@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -33,61 +32,7 @@ void* placeholder() {
   return reinterpret_cast<void*>(next += 0x1000);
 }
 
-std::string upper_alnum(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-/// The table's GPU whose name the device's contains ("NVIDIA H200" -> H200), or null.
-const perfmodel::Gpu* known_gpu(const std::string& device) {
-  for (const std::string& name : perfmodel::gpu_names())
-    if (upper_alnum(device).find(upper_alnum(name)) != std::string::npos) return perfmodel::gpu(name);
-  return nullptr;
-}
-
 }  // namespace
-
-PeakRates peak_rates(const std::string& device, double memory_clock_hz, int memory_bus_bits, int multiprocessors,
-                     double clock_hz, double l2_bytes) {
-  PeakRates p;
-  p.device = device;
-  p.l2_bytes = l2_bytes;
-  // Double data rate: two transfers per memory clock on every bit of the bus. 128 FP32 lanes per SM
-  // (every NVIDIA GPU since compute capability 8.6; 64 before), an FMA being 2 operations.
-  const double props_dram = memory_clock_hz * 2.0 * memory_bus_bits / 8.0;
-  const double props_fp32 = multiprocessors * 128.0 * 2.0 * clock_hz;
-  if (const perfmodel::Gpu* g = known_gpu(device)) {
-    p.dram_bytes_per_s = std::max(g->dram_bytes_per_s, props_dram);
-    p.fp32_flops = std::max(g->sms * g->fp32_lanes * 2.0 * g->clock_hz, props_fp32);
-    p.source = "the larger of the " + g->name + "'s datasheet and the device's properties";
-  } else {
-    p.dram_bytes_per_s = 2 * props_dram;
-    p.fp32_flops = 2 * props_fp32;
-    p.source = "twice the device's properties (a GPU the grader's table lacks)";
-  }
-  return p;
-}
-
-double physical_floor_ms(const Work& work, const PeakRates& peak, std::string& why) {
-  if (peak.dram_bytes_per_s <= 0 || peak.fp32_flops <= 0) {
-    why = "the device's peak rates are not known";
-    return 0;
-  }
-  const double bytes = work.read_bytes + std::max(0.0, work.written_bytes - peak.l2_bytes);
-  const double memory_ms = bytes / peak.dram_bytes_per_s * 1e3, compute_ms = work.flops / peak.fp32_flops * 1e3;
-  std::ostringstream os;
-  os.precision(3);
-  if (memory_ms >= compute_ms)
-    os << "moving " << bytes << " bytes (read, and written beyond the L2's " << peak.l2_bytes << ") at the "
-       << peak.dram_bytes_per_s / 1e12 << " TB/s";
-  else
-    os << work.flops << " FP32 operations at the " << peak.fp32_flops / 1e12 << " TFLOP/s";
-  os << " peak of an " << peak.device << " (" << peak.source << ") takes " << std::max(memory_ms, compute_ms) << " ms";
-  why = os.str();
-  return std::max(memory_ms, compute_ms);
-}
 
 struct TimedCall::State {
   std::string name;
@@ -293,10 +238,20 @@ void judge_samples(const TimedCall::State& s, const json& e) {
   const json samples = e.value("sampled", json::array());
   long long bad = 0;
   std::string first;
+  if (!s.checks.empty() && samples.empty()) {
+    bad = 1;
+    first = "no timed run's output was read back";
+  }
+  auto binary = [](const json& w, const char* key) { return w.is_object() && w.contains(key) && w[key].is_binary(); };
   for (const auto& sample : samples) {
+    if (!sample.is_object()) {
+      if (bad++ == 0) first = "a timed run's record is not one";
+      continue;
+    }
     const int run = sample.value("run", -1), set = sample.value("set", 0);
     const json windows = sample.value("windows", json::array());
-    if (windows.size() != s.checks.size() || set < 0 || set >= s.sets) {
+    const bool whole = std::all_of(windows.begin(), windows.end(), [&](const json& w) { return binary(w, "bytes"); });
+    if (windows.size() != s.checks.size() || set < 0 || set >= s.sets || !whole) {
       ++bad;
       if (first.empty()) first = "the record of timed run " + std::to_string(run) + " is incomplete";
       continue;
@@ -308,7 +263,7 @@ void judge_samples(const TimedCall::State& s, const json& e) {
       // Expected: the host's result of the set, or the window of the result made on the device.
       const bool host = !c.expected.empty();
       const std::vector<std::uint8_t> none;
-      const auto& made = host || !windows[k].contains("expected") ? none : windows[k]["expected"].get_binary();
+      const auto& made = host || !binary(windows[k], "expected") ? none : windows[k]["expected"].get_binary();
       const std::uint8_t* want = host ? static_cast<const std::uint8_t*>(c.expected[static_cast<std::size_t>(set)]) +
                                             offset * c.elem
                                       : made.data();
@@ -344,11 +299,11 @@ void judge_samples(const TimedCall::State& s, const json& e) {
 
 /// Judge: the median against the physical floor of `work` on the runner's device.
 void judge_floor(const std::string& name, const Timing& t, const Work& work, const json& device) {
-  const PeakRates peak = peak_rates(device.value("name", std::string()), device.value("memory_clock_hz", 0.0),
+  const PeakRates peak = perfmodel::peak_rates(device.value("name", std::string()), device.value("memory_clock_hz", 0.0),
                                     device.value("memory_bus_bits", 0), device.value("multiprocessors", 0),
                                     device.value("clock_hz", 0.0), device.value("l2_bytes", 0.0));
   std::string why;
-  const double floor_ms = physical_floor_ms(work, peak, why);
+  const double floor_ms = perfmodel::physical_floor_ms(work, peak, why);
   if (floor_ms <= 0 || t.median_ms >= floor_ms || !defence_enabled("physical-floor")) return;
   std::ostringstream os;
   os.precision(3);

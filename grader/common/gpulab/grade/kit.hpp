@@ -240,29 +240,10 @@ double measured(const std::string& name, const std::function<double()>& measure)
 /// inputs), replayed in the judge.
 std::vector<float> measured_floats(const std::string& name, const std::function<std::vector<float>()>& compute);
 
-/// What a timed call must at least do (TimedCall::time's physical floor): the bytes it must read
-/// (its inputs: the L2 is flushed before every run, so they come from DRAM), the bytes it must
-/// write, and its FP32 operations (an FMA counts 2).
-struct Work {
-  double read_bytes = 0, written_bytes = 0, flops = 0;
-};
-
-/// The device's peak rates (the runner's device, named as its runtime names it): DRAM bytes per
-/// second and FP32 operations per second, the larger of a table of known GPUs (perfmodel's
-/// datasheet numbers: an H200 4.8 TB/s and 66.9 TFLOP/s) and the device's properties (memory
-/// clock x 2 x bus width; SMs x 128 lanes x 2 x clock, twice both for a GPU the table lacks: a
-/// floor must never refuse an honest time).
-struct PeakRates {
-  std::string device, source;
-  double dram_bytes_per_s = 0, fp32_flops = 0, l2_bytes = 0;
-};
-PeakRates peak_rates(const std::string& device, double memory_clock_hz, int memory_bus_bits, int multiprocessors,
-                     double clock_hz, double l2_bytes);
-
-/// The least time `work` can take on a device of `peak`, in milliseconds: the larger of
-/// (read bytes + written bytes beyond what the L2 holds) / DRAM bandwidth (writes may wait in the
-/// L2 past the end of the run) and FLOPs / FP32 rate; `why` says how it was computed.
-double physical_floor_ms(const Work& work, const PeakRates& peak, std::string& why);
+/// What a timed call must at least do, and the device's peak rates: its physical floor
+/// (perfmodel.hpp, physical_floor_ms).
+using Work = perfmodel::Work;
+using PeakRates = perfmodel::PeakRates;
 
 /// The timed runs of the code under test on a GPU, such that it cannot move its time:
 /// - `sets` input sets take turns in the same device buffers: before run i (outside the timed

@@ -6,7 +6,7 @@
 // defence[cuda]: symbols,l2-persistence
 // defence[emu]: none
 // expect: lab fail
-// expect[emu]: correctness fail "cudaStreamSetAttribute"
+// expect[emu]: correctness fail "cudaLimitPersistingL2CacheSize"
 // expect[cuda]: performance fail "no cache controls"
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
