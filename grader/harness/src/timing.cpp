@@ -122,6 +122,8 @@ double hooked_run(const std::function<void(int)>& run, const RunHooks& hooks, in
   if (hooks.before) hooks.before(i);
   reset_l2_persistence();
   flusher().flush();
+  // The device idle at the start: work on another stream cannot begin during the flush.
+  if (defence_enabled("device-sync")) synchronize();
   const double ms = timed_run(run, i, round_trip, e);
   if (hooks.after) {
     synchronize();

@@ -93,10 +93,12 @@ inline CraftedAxis craft_axis(float h, float inv_h, int cells) {
   for (int c = 1; c <= cells; ++c) {
     float x = float(c) * h;
     for (int d = 0; d < 32; ++d) x = std::nextafter(x, 0.0f);
+    // The cells after the clamp: at the far wall both ways may give the last cell.
+    auto cell = [cells](double product) { return std::min(static_cast<int>(product), cells - 1); };
     for (int d = -32; d <= 32 && x <= wall; ++d, x = std::nextafter(x, wall + 1.0f)) {
-      const int product = static_cast<int>(x * inv_h);
-      if (product != static_cast<int>(x / h)) a.quotient.push_back(x);
-      else if (product != static_cast<int>(static_cast<double>(x) * inv_h)) a.exact.push_back(x);  // exact in double
+      const int product = cell(x * inv_h);
+      if (product != cell(x / h)) a.quotient.push_back(x);
+      else if (product != cell(static_cast<double>(x) * inv_h)) a.exact.push_back(x);  // exact in double
     }
   }
   return a;

@@ -251,7 +251,8 @@ using PeakRates = perfmodel::PeakRates;
 ///   from an earlier run (a memo by pointer, the last output left in place) is the wrong set's;
 /// - after each run (outside the timed region) a window of each checked buffer, at an offset drawn
 ///   once the run has returned, is read back from a random sample of the runs; the judge compares
-///   it with the same set's result of a checked call (defence `timed-runs`);
+///   it with the set's expected result (check: the reference's, or an untimed call's) (defence
+///   `timed-runs`);
 /// - timing.hpp's rules: the L2 flushed and its persisting lines reset before every run, the run's
 ///   end the whole device's (work on the code's own streams included);
 /// - a median below the physical floor of the call's Work fails "implausibly fast" (defence
