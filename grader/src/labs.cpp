@@ -596,6 +596,11 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
     fs::create_directories(work + "/run");
     spec.pass_fds = {channel, key.runner_fd()};
     if (ws > 0) spec.env["GPULAB_WARP_SIZE"] = std::to_string(ws);
+    // The defences the runner applies itself (its GPU timing), switched off there too when asked.
+    std::string runner_off;
+    for (const char* name : {"device-sync", "l2-persistence"})
+      if (!defence_enabled(name)) runner_off += (runner_off.empty() ? "" : ",") + std::string(name);
+    if (!runner_off.empty()) spec.env["GPULAB_GRADER_DISABLE"] = runner_off;
     if (const char* w = std::getenv("GPULAB_EMU_WORKERS")) spec.env["GPULAB_EMU_WORKERS"] = w;
     if (opt.backend != "emu") {
       spec.devices = gpu_devices();

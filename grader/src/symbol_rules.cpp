@@ -62,6 +62,14 @@ const std::pair<Rule, const char*> kRefusedNames[] = {
      "cudaMallocManaged cudaMemPrefetchAsync cudaMemAdvise* hipHostMalloc hipHostAlloc hipMallocHost hipHostRegister "
      "hipHostUnregister hipHostGetDevicePointer hipHostFree hipFreeHost hipMallocManaged hipMemPrefetchAsync "
      "hipMemAdvise* cuMemHostAlloc* cuMemAllocHost* cuMemHostRegister* cuMemAllocManaged*"},
+    // The L2's persisting lines: a set-aside and an access-policy window keep a kernel's inputs in
+    // the L2 across the grader's flush before every timed run (the names with their per-thread
+    // stream variants). The set-aside is also reset before every run (grade/timing.hpp).
+    {R::cache_controls,
+     "cudaDeviceSetLimit* cudaCtxResetPersistingL2Cache* cudaStreamSetAttribute* cudaStreamCopyAttributes* "
+     "cudaGraphKernelNodeSetAttribute* cudaGraphKernelNodeCopyAttributes* cuCtxSetLimit* cuCtxResetPersistingL2Cache* "
+     "cuStreamSetAttribute* cuStreamCopyAttributes* cuGraphKernelNodeSetAttribute* hipDeviceSetLimit* "
+     "hipStreamSetAttribute* hipCtxResetPersistingL2Cache*"},
     {R::vendor_libraries,
      "cublas* curand* cudnn* cufft* cusparse* cusolver* cutensor* nvrtc* nvJitLink* nvjitlink* nccl* "
      "rocblas* rocsolver* rocfft* rocrand* rocsparse* hipblas* hiprand* hipfft* hipsparse* hipsolver* "
@@ -347,6 +355,7 @@ const char* rule_name(Rule r) {
     case R::system_calls: return "no system calls";
     case R::vendor_libraries: return "no vendor libraries";
     case R::shared_host_memory: return "no memory shared by host and device";
+    case R::cache_controls: return "no cache controls";
     case R::grader_internals: return "no grader internals";
     case R::overriding: return "no overriding the emulator or the grader";
     case R::not_in_api: return "only the allowed API";
@@ -364,6 +373,7 @@ const char* rule_hint(Rule r) {
     case R::system_calls: return "a kernel file needs no system calls: use the GPU runtime and gpulab's API";
     case R::vendor_libraries: return "the vendor library is what your code is measured against, not part of it; write the kernel yourself";
     case R::shared_host_memory: return "a lab function works on the device buffers it is given; for scratch space use cudaMalloc or gpulab::DeviceBuffer";
+    case R::cache_controls: return "the grader empties the L2 before every timed run so that each run reads its inputs from memory, as in a real program; an L2 set-aside or a persisting access-policy window would keep them there (and device limits are the grader's to set)";
     case R::grader_internals: return "the checks, the harness and the emulator's bookkeeping are not an API: use gpulab/gpu.hpp and gpulab/host.hpp";
     case R::overriding: return "give your function another name, or put it in a namespace of your own (or an anonymous one)";
     case R::not_in_api: return "if your solution really needs it, ask your instructor to add it to the grader's allow-list";

@@ -19,6 +19,7 @@ enum class Rule {
   system_calls,
   vendor_libraries,
   shared_host_memory,
+  cache_controls,
   grader_internals,
   overriding,
   not_in_api,

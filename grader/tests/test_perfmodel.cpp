@@ -277,3 +277,36 @@ TEST(GraderCeilings, ThePredictionsOfEveryGradeStayBelowTheGpusPeaks) {
   const std::string bytes = pm::beyond_ceiling(h200, 0, 1.3 * h200.copy_bytes_per_s);
   EXPECT_NE(bytes.find("1.05 times the DRAM bandwidth of an H200 (4.8 TB/s)"), std::string::npos) << bytes;
 }
+
+// The physical floor of a timed call (kit::TimedCall): an H200 by its datasheet whatever its
+// properties say, the larger of the two where the properties are higher, twice the properties for
+// a GPU the table lacks, and writes the L2 can hold not counted.
+TEST(PhysicalFloor, AnH200ReadsAtMost4p8TBPerSecondAndComputes66p9TFlops) {
+  // The H200's reported properties: 3201 MHz memory clock, 6144-bit bus, 132 SMs at 1980 MHz.
+  const pm::PeakRates h200 = pm::peak_rates("NVIDIA H200", 3.201e9, 6144, 132, 1.98e9, 60e6);
+  EXPECT_NEAR(h200.dram_bytes_per_s, 2 * 3.201e9 * 768, 1);  // the properties' 4.92 TB/s beat the datasheet's 4.8
+  EXPECT_NEAR(h200.fp32_flops, 132 * 128 * 2 * 1.98e9, 1e6);
+  const pm::PeakRates bare = pm::peak_rates("NVIDIA H200", 0, 0, 0, 0, 60e6);
+  EXPECT_DOUBLE_EQ(bare.dram_bytes_per_s, 4.8e12);
+  std::string why;
+  // Lab 01 at n = 16384: a GiB of matrix read at 4.8 TB/s (the reference takes 0.26 ms on an H200).
+  const double gib = 1024.0 * 1024 * 1024;
+  EXPECT_NEAR(pm::physical_floor_ms({gib, 65536, 0}, bare, why), gib / 4.8e12 * 1e3, 1e-9);
+  EXPECT_NE(why.find("4.8 TB/s"), std::string::npos) << why;
+  // Lab 06 at 4096^3: the FLOPs decide (cuBLAS takes 2.68 ms).
+  const double n = 4096;
+  EXPECT_NEAR(pm::physical_floor_ms({8 * n * n, 4 * n * n, 2 * n * n * n}, bare, why), 2 * n * n * n / bare.fp32_flops * 1e3,
+              1e-9);
+  EXPECT_LT(pm::physical_floor_ms({8 * n * n, 4 * n * n, 2 * n * n * n}, bare, why), 2.68);
+  // Writes up to the L2's size may still sit in it when the run ends: only the rest counts.
+  EXPECT_NEAR(pm::physical_floor_ms({0, 100e6, 0}, bare, why), (100e6 - 60e6) / 4.8e12 * 1e3, 1e-12);
+}
+
+TEST(PhysicalFloor, AnUnknownGpuGetsTwiceItsProperties) {
+  const pm::PeakRates p = pm::peak_rates("Some Future GPU", 1e9, 1024, 10, 1e9, 1e6);
+  EXPECT_DOUBLE_EQ(p.dram_bytes_per_s, 2 * (2 * 1e9 * 128));
+  EXPECT_DOUBLE_EQ(p.fp32_flops, 2 * (10 * 128 * 2 * 1e9));
+  std::string why;
+  EXPECT_EQ(pm::physical_floor_ms({1e9, 0, 0}, pm::PeakRates{}, why), 0);
+  EXPECT_NE(why.find("not known"), std::string::npos);
+}

@@ -253,4 +253,17 @@ TEST(SymbolRules, RefusalsWinOverBroaderAllowances) {
   EXPECT_EQ(rules::classify_reference("cuModuleLoadData"), Rule::dynamic_loading);
 }
 
+TEST(SymbolRules, L2PersistenceControlsAreRefused) {
+  // A persisting access-policy window or L2 set-aside would keep a kernel's inputs in the L2
+  // across the flush before every timed run; the per-thread stream variants too.
+  using rules::Rule;
+  for (const char* name : {"cudaStreamSetAttribute", "cudaStreamSetAttribute_ptsz", "cudaDeviceSetLimit",
+                           "cudaCtxResetPersistingL2Cache", "cudaGraphKernelNodeSetAttribute", "cuStreamSetAttribute",
+                           "cuCtxSetLimit", "hipStreamSetAttribute", "hipDeviceSetLimit"})
+    EXPECT_EQ(rules::classify_reference(name), Rule::cache_controls) << name;
+  EXPECT_EQ(rules::classify_reference("cudaStreamCreateWithFlags"), Rule::allowed);
+  EXPECT_EQ(rules::classify_reference("cudaStreamGetAttribute"), Rule::allowed);
+  EXPECT_STREQ(rules::rule_name(Rule::cache_controls), "no cache controls");
+}
+
 }  // namespace

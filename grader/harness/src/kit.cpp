@@ -123,6 +123,7 @@ struct Call::State {
   bool ran = false;
   std::size_t guard = kGuard;  ///< guard elements after each output (0: none)
   std::string setup_error;     ///< runner: preparing the inputs/outputs failed (e.g. a lost GPU context)
+  Slots* slots = nullptr;      ///< where the inputs and outputs live (null: buffers of the call's own)
 };
 
 Call::Call(std::string what, bool guard) : s_(std::make_unique<State>()) {
@@ -130,8 +131,11 @@ Call::Call(std::string what, bool guard) : s_(std::make_unique<State>()) {
   s_->guard = guard ? kGuard : 0;
 }
 
+Call::Call(std::string what, Slots& slots, bool guard) : Call(std::move(what), guard) { s_->slots = &slots; }
+
 Call::~Call() {
-  if (judging() || !s_->setup_error.empty()) return;  // placeholders are not device memory
+  // Placeholders are not device memory; slots own theirs.
+  if (judging() || !s_->setup_error.empty() || s_->slots) return;
   for (auto& i : s_->inputs) device_free(i.device);
   for (auto& o : s_->outputs) device_free(o.device);
 }
@@ -155,7 +159,7 @@ const void* Call::add_input(const void* host, std::size_t bytes, const std::stri
     return in.device;
   }
   try {
-    in.device = device_malloc(std::max<std::size_t>(bytes, 1));
+    in.device = s_->slots ? s_->slots->take(name, bytes) : device_malloc(std::max<std::size_t>(bytes, 1));
     if (bytes) copy_to_device(in.device, host, bytes);
   } catch (const std::exception& e) {
     // Recorded as the call's error: the judge then says why the call could not be made.
@@ -180,7 +184,7 @@ void* Call::add_output(std::size_t bytes, std::size_t elem, const std::string& n
     return s_->outputs.back().device;
   }
   try {
-    out.device = device_malloc(total);
+    out.device = s_->slots ? s_->slots->take(name, total) : device_malloc(total);
     fill_bytes(out.device, kPoisonByte, bytes);
     if (total > bytes) fill_bytes(static_cast<char*>(out.device) + bytes, kGuardByte, total - bytes);
     if (initial && bytes) copy_to_device(out.device, initial, bytes);

@@ -384,4 +384,62 @@ double read_bytes_per_s(const Gpu& g, double bytes_per_thread, double threads_pe
   return v * 1e9 * scale;
 }
 
+namespace {
+
+std::string upper_alnum(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// The table's GPU whose name the device's contains ("NVIDIA H200" -> H200), or null.
+const Gpu* known_gpu(const std::string& device) {
+  for (const std::string& name : gpu_names())
+    if (upper_alnum(device).find(upper_alnum(name)) != std::string::npos) return gpu(name);
+  return nullptr;
+}
+
+}  // namespace
+
+PeakRates peak_rates(const std::string& device, double memory_clock_hz, int memory_bus_bits, int multiprocessors,
+                     double clock_hz, double l2_bytes) {
+  PeakRates p;
+  p.device = device;
+  p.l2_bytes = l2_bytes;
+  // Double data rate: two transfers per memory clock on every bit of the bus. 128 FP32 lanes per SM
+  // (every NVIDIA GPU since compute capability 8.6; 64 before), an FMA being 2 operations.
+  const double props_dram = memory_clock_hz * 2.0 * memory_bus_bits / 8.0;
+  const double props_fp32 = multiprocessors * 128.0 * 2.0 * clock_hz;
+  if (const Gpu* g = known_gpu(device)) {
+    p.dram_bytes_per_s = std::max(g->dram_bytes_per_s, props_dram);
+    p.fp32_flops = std::max(g->sms * g->fp32_lanes * 2.0 * g->clock_hz, props_fp32);
+    p.source = "the larger of the " + g->name + "'s datasheet and the device's properties";
+  } else {
+    p.dram_bytes_per_s = 2 * props_dram;
+    p.fp32_flops = 2 * props_fp32;
+    p.source = "twice the device's properties (a GPU the grader's table lacks)";
+  }
+  return p;
+}
+
+double physical_floor_ms(const Work& work, const PeakRates& peak, std::string& why) {
+  if (peak.dram_bytes_per_s <= 0 || peak.fp32_flops <= 0) {
+    why = "the device's peak rates are not known";
+    return 0;
+  }
+  const double bytes = work.read_bytes + std::max(0.0, work.written_bytes - peak.l2_bytes);
+  const double memory_ms = bytes / peak.dram_bytes_per_s * 1e3, compute_ms = work.flops / peak.fp32_flops * 1e3;
+  std::ostringstream os;
+  os.precision(3);
+  if (memory_ms >= compute_ms)
+    os << "moving " << bytes << " bytes (read, and written beyond the L2's " << peak.l2_bytes << ") at the "
+       << peak.dram_bytes_per_s / 1e12 << " TB/s";
+  else
+    os << work.flops << " FP32 operations at the " << peak.fp32_flops / 1e12 << " TFLOP/s";
+  os << " peak of an " << peak.device << " (" << peak.source << ") takes " << std::max(memory_ms, compute_ms) << " ms";
+  why = os.str();
+  return std::max(memory_ms, compute_ms);
+}
+
 }  // namespace gpulab::grade::perfmodel

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -33,8 +34,16 @@ namespace pp = particle_physics;
 
 constexpr double u = kFloatUnitRoundoff;
 
-std::vector<Particle> random_particles(int n) {
+/// The check's generator (rng()), or for `set` > 0 another stream of it: the data sets of one check
+/// must differ (rng() starts from the same state at every call of a check).
+std::mt19937_64 generator(int set) {
   auto gen = rng();
+  if (set > 0) gen.seed(gen() + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(set));
+  return gen;
+}
+
+std::vector<Particle> random_particles(int n, int set = 0) {
+  auto gen = generator(set);
   auto in = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen); };
   std::vector<Particle> p(static_cast<std::size_t>(n));
   for (Particle& q : p) {
@@ -99,6 +108,13 @@ bool judge_particles(const std::vector<Particle>& got, const std::vector<double>
   return c.ok;
 }
 
+/// particles_from_layout of a store must give p back, bit for bit.
+bool judge_round_trip(const std::vector<Particle>& got, const std::vector<Particle>& p, const std::string& what) {
+  std::vector<double> ref;
+  for (float x : floats_of(p)) ref.push_back(x);
+  return judge_particles(got, ref, std::vector<double>(ref.size(), 0.0), what);
+}
+
 /// The round trip: particles_from_layout(particles_to_layout(p)) == p, bit for bit.
 void check_round_trip(int n) {
   const std::vector<Particle> p = random_particles(n);
@@ -106,15 +122,12 @@ void check_round_trip(int n) {
   const std::vector<float4> store = to_layout(to, p, n);
   if (store.empty()) return;
   const std::vector<Particle> got = from_layout(back, store, n);
-  if (got.empty()) return;
-  std::vector<double> ref;
-  for (float x : floats_of(p)) ref.push_back(x);
-  judge_particles(got, ref, std::vector<double>(ref.size(), 0.0), "particles_from_layout(particles_to_layout(p)) " + at(n));
+  if (!got.empty()) judge_round_trip(got, p, "particles_from_layout(particles_to_layout(p)) " + at(n));
 }
 
 /// Squared distances in double; tolerance: the subtractions and squares of a float evaluation
 /// (with or without fma) err by at most a few roundings of the sum of squares.
-void check_distances(int n, const std::vector<Particle>& p, const std::vector<float>& got, float4 c, const char* when) {
+bool check_distances(int n, const std::vector<Particle>& p, const std::vector<float>& got, float4 c, const std::string& when) {
   std::vector<double> ref(p.size()), tol(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) {
     const double dx = double(p[i].position.x) - c.x, dy = double(p[i].position.y) - c.y, dz = double(p[i].position.z) - c.z;
@@ -124,10 +137,11 @@ void check_distances(int n, const std::vector<Particle>& p, const std::vector<fl
   const Comparison r = compare_all(got, ref, tol, [](std::size_t i) { return "dist2[" + std::to_string(i) + "]"; });
   if (!r.ok) ADD_FAILURE() << r.bad << " of " << n << " distances are wrong " << when << at(n) << "; first: " << r.first_message;
   record(r.worst_ratio, 1.0, "error/tolerance");
+  return r.ok;
 }
 
-float4 random_centre() {
-  auto gen = rng();
+float4 random_centre(int set = 0) {
+  auto gen = generator(set);
   std::uniform_real_distribution<float> d(-5, 5);
   return {d(gen), d(gen), d(gen), NAN};  // c.w must be ignored
 }
@@ -170,8 +184,8 @@ void step_reference(const std::vector<Particle>& p, float dt, std::vector<double
   }
 }
 
-float random_dt() {
-  auto gen = rng();
+float random_dt(int set = 0) {
+  auto gen = generator(set);
   return std::uniform_real_distribution<float>(0.001f, 0.1f)(gen);
 }
 
@@ -196,6 +210,61 @@ int random_size(int lo, int hi) {
   return std::uniform_int_distribution<int>(lo, hi)(gen);
 }
 
+/// The pipeline on two data sets through the same device buffers (kit::check_interleaved_calls),
+/// each function on A, B, A before the next: the store each set's latest particles_to_layout wrote
+/// is what the later functions get, so a function that reads anything but its arguments (positions
+/// particles_to_layout kept aside, a memo by pointer) returns the other set's results.
+std::vector<kit::InterleavedStep> pipeline_steps(int n) {
+  struct Set {
+    std::vector<Particle> particles;
+    float4 centre;
+    float dt;
+    std::vector<float4> store;  // as particles_to_layout last wrote it for this set
+  };
+  auto sets = std::make_shared<std::vector<Set>>();
+  for (int k = 0; k < 2; ++k) sets->push_back({random_particles(n, k), random_centre(k), random_dt(k), {}});
+  auto name = [n](const std::string& f, int set) { return f + "(n = " + std::to_string(n) + ", " + kit::data_set_name(set) + ")"; };
+  auto round_trip = [n, name](const std::vector<float4>& store, const Set& s, int set, const std::string& after) {
+    kit::Call back(name("particles_from_layout", set) + ", fresh buffers");
+    const std::vector<Particle> got = from_layout(back, store, n);
+    return !got.empty() && judge_round_trip(got, s.particles, "particles_from_layout of the store " + after);
+  };
+  return {
+      {"particles_to_layout",
+       [=](int set, kit::Slots& slots) {
+         Set& s = (*sets)[set];
+         kit::Call to(name("particles_to_layout", set), slots);
+         s.store = to_layout(to, s.particles, n);
+         return !s.store.empty() && round_trip(s.store, s, set, name("particles_to_layout", set) + " wrote");
+       }},
+      {"particle_distances",
+       [=](int set, kit::Slots& slots) {
+         const Set& s = (*sets)[set];
+         kit::Call call(name("particle_distances", set), slots);
+         const std::vector<float> got = distances(call, s.store, n, s.centre);
+         return !got.empty() && check_distances(n, s.particles, got, s.centre, "(" + kit::data_set_name(set) + ") ");
+       }},
+      {"particle_step",
+       [=](int set, kit::Slots& slots) {
+         const Set& s = (*sets)[set];
+         kit::Call call(name("particle_step", set), slots), back(name("particles_from_layout", set) + ", fresh buffers");
+         const std::vector<float4> stepped = step(call, s.store, n, s.dt);
+         if (stepped.empty()) return false;
+         const std::vector<Particle> got = from_layout(back, stepped, n);
+         std::vector<double> ref, tol;
+         step_reference(s.particles, s.dt, ref, tol);
+         return !got.empty() && judge_particles(got, ref, tol, "after " + name("particle_step", set));
+       }},
+      {"particles_from_layout",
+       [=](int set, kit::Slots& slots) {
+         const Set& s = (*sets)[set];
+         kit::Call back(name("particles_from_layout", set), slots);
+         const std::vector<Particle> got = from_layout(back, s.store, n);
+         return !got.empty() && judge_round_trip(got, s.particles, name("particles_from_layout", set));
+       }},
+  };
+}
+
 }  // namespace
 
 TEST(correctness, round_trip_tiny_sizes) { for (int n : {1, 2, 3, 31, 33}) check_round_trip(n); }
@@ -211,6 +280,8 @@ TEST(correctness, positions_only_distances) {
 TEST(correctness, all_fields_step) {
   for (int n : {1, 33, 256, 1001, random_size(2000, 5000)}) check_step_at(n);
 }
+
+TEST(correctness, interleaved_calls) { kit::check_interleaved_calls(pipeline_steps(random_size(500, 1500))); }
 
 // The emulator's findings over the whole pipeline, or on a GPU those of its sanitizer.
 TEST(sanitizer, no_memory_errors_or_races) {
@@ -326,24 +397,68 @@ TEST(performance, conversion_predicted) {
 
 #else  // GPU back-ends
 
+namespace {
+
+/// The timed runs' data (kit::TimedCall): two particle sets, their squared distances to the
+/// centre (the reference, in float), and each set's particles on the device for the untimed calls
+/// that make what only the code under test knows (its layout).
+struct TimedData {
+  int n;
+  float4 centre;
+  std::vector<Particle> particles[2];
+  std::vector<float> dist2[2];
+  double dist2_tolerance = 0;
+  kit::DeviceData device;
+  const Particle* aos[2] = {nullptr, nullptr};
+
+  explicit TimedData(int count) : n(count), centre(random_centre()) {
+    for (int set = 0; set < 2; ++set) {
+      particles[set] = random_particles(n, set);
+      aos[set] = device.upload(particles[set]);
+      for (const Particle& q : particles[set]) {
+        const double dx = double(q.position.x) - centre.x, dy = double(q.position.y) - centre.y,
+                     dz = double(q.position.z) - centre.z, d = dx * dx + dy * dy + dz * dz;
+        dist2[set].push_back(static_cast<float>(d));
+        dist2_tolerance = std::max(dist2_tolerance, 16 * u * d + 1e-30);  // check_distances' bound, twice
+      }
+    }
+  }
+  /// The set's store in the code under test's layout (its particles_to_layout, untimed).
+  std::function<void(int, float4*)> store() const {
+    return [this](int set, float4* dst) { particles_to_layout(aos[set], dst, n); };
+  }
+};
+
+int gpu_size() { return static_cast<int>(rubric().number(backend_section("performance"), "size")); }
+
+}  // namespace
+
 /// Useful bandwidth of the positions-only call (16 bytes read + 4 written per particle) against a
 /// float4 copy kernel, and the grader's AoS kernel on the same particles, in the same run.
 TEST(performance, positions_only_bandwidth) {
   const std::string section = backend_section("performance");
-  const int n = static_cast<int>(rubric().number(section, "size"));
+  const int n = gpu_size();
   const double min_fraction = rubric().number(section, "min_fraction_of_copy");
-  const std::vector<Particle> p = random_particles(n);
-  const float4 c = random_centre();
-  kit::DeviceData data;
-  const Particle* aos = data.upload(p);
-  float4* store = data.scratch<float4>(4 * static_cast<std::size_t>(n));
-  float* dist2 = data.scratch<float>(static_cast<std::size_t>(n));
-  // The store in the submission's layout (timed too: the conversion's speed goes in the report).
-  const Timing conv = kit::time("particles_to_layout", [&](int) { particles_to_layout(aos, store, n); });
+  TimedData d(n);
+  // The conversion is timed too (its speed goes in the report): its store must be the one it makes untimed.
+  kit::TimedCall to("particles_to_layout", 2);
+  const Particle* aos = to.rotated<Particle>({&d.particles[0], &d.particles[1]});
+  float4* written = to.output<float4>(4 * static_cast<std::size_t>(n));
+  to.check<float4>(written, 4 * static_cast<std::size_t>(n), d.store(), 0.0, "store");
+  const Timing conv = to.time([&] { particles_to_layout(aos, written, n); }, kit::Work{64.0 * n, 64.0 * n, 0});
+  // The store in the submission's layout, each set made untimed; every sampled run's distances
+  // against the reference of its set.
+  kit::TimedCall timed("particle_distances", 2);
+  const float4* store = timed.rotated<float4>(4 * static_cast<std::size_t>(n), d.store());
+  float* dist2 = timed.output<float>(static_cast<std::size_t>(n));
+  timed.check<float>(dist2, {&d.dist2[0], &d.dist2[1]}, d.dist2_tolerance, "dist2");
+  float* base_dist2 = d.device.scratch<float>(static_cast<std::size_t>(n));
   const double useful = 20.0 * n;
   const kit::Ratio r = kit::measure_ratio(min_fraction, [&] {
-    const Timing t = kit::time("particle_distances", [&](int) { particle_distances(store, n, c, dist2); });
-    const Timing base = kit::time("aos baseline", [&](int) { lab02_aos_baseline_distances(aos, n, c, dist2); });
+    const Timing t = timed.time([&] { particle_distances(store, n, d.centre, dist2); }, kit::Work{16.0 * n, 4.0 * n, 8.0 * n});
+    const Timing base = kit::time("aos baseline", [&](int i) {
+      lab02_aos_baseline_distances(d.aos[i % 2], n, d.centre, base_dist2);
+    });
     const double ceiling = kit::measured("copy bandwidth", [&] { return copy_bandwidth(std::size_t{2} * 16 * n); });
     const double bw = useful / (t.median_ms * 1e-3), base_bw = useful / (base.median_ms * 1e-3);
     std::ostringstream os;
@@ -358,7 +473,7 @@ TEST(performance, positions_only_bandwidth) {
     info("copy_gbps", std::to_string(ceiling / 1e9));
     return kit::Ratio{bw / ceiling, t.rse + 0.01, os.str()};
   });
-  // The timed kernels' results are checked through the kit (fresh particles, up to 2^20 of them).
+  // The kernels' results are checked through the kit too (fresh particles, up to 2^20 of them).
   if (defence_enabled("timed-outputs")) check_distances_at(std::min(n, 1 << 20));
   record(r.value, min_fraction, "of copy bandwidth");
   suggest_threshold("min_fraction_of_copy", r.value, 0.75);
@@ -370,12 +485,12 @@ TEST(performance, positions_only_bandwidth) {
     note(r.text);
 }
 
-/// Useful bandwidth (bytes every particle must move / time) of one call against the copy kernel's
-/// over as many bytes, in the same run; `what` names the call in the report.
-kit::Ratio bandwidth_vs_copy(const std::string& what, double threshold, double useful_bytes,
-                             const std::function<void(int)>& call) {
+/// Useful bandwidth (bytes every particle must move / time) of one timed call against the copy
+/// kernel's over as many bytes, in the same run; `what` names the call in the report.
+kit::Ratio bandwidth_vs_copy(const std::string& what, double threshold, double useful_bytes, kit::TimedCall& timed,
+                             const std::function<void()>& call, const kit::Work& work) {
   return kit::measure_ratio(threshold, [&] {
-    const Timing t = kit::time(what, call);
+    const Timing t = timed.time(call, work);
     const double ceiling = kit::measured("copy bandwidth " + what, [&] {
       return copy_bandwidth(static_cast<std::size_t>(useful_bytes));
     });
@@ -393,16 +508,22 @@ kit::Ratio bandwidth_vs_copy(const std::string& what, double threshold, double u
 /// against the copy kernel: a layout that speeds up the positions must not slow this one down.
 TEST(performance, all_fields_bandwidth) {
   const std::string section = backend_section("performance");
-  const int n = static_cast<int>(rubric().number(section, "size"));
+  const int n = gpu_size();
   const double min_fraction = rubric().number(section, "min_fraction_of_copy_all_fields");
-  const std::vector<Particle> p = random_particles(n);
-  kit::DeviceData data;
-  const Particle* aos = data.upload(p);
-  float4* store = data.scratch<float4>(4 * static_cast<std::size_t>(n));
-  particles_to_layout(aos, store, n);
-  const float dt = 1e-4f;  // small steps: many timed calls leave the particles physical
-  const kit::Ratio r = bandwidth_vs_copy("particle_step", min_fraction, 128.0 * n,
-                                         [&](int) { particle_step(store, n, dt); });
+  TimedData d(n);
+  const float dt = 1e-4f;
+  // Every run steps its set's store afresh (restored untimed), and must give what the same step
+  // gives untimed on a copy of it (only the code under test knows its layout).
+  kit::TimedCall timed("particle_step", 2);
+  float4* store = timed.rotated<float4>(4 * static_cast<std::size_t>(n), d.store());
+  timed.check<float4>(store, 4 * static_cast<std::size_t>(n),
+                      [&](int set, float4* dst) {
+                        particles_to_layout(d.aos[set], dst, n);
+                        particle_step(dst, n, dt);
+                      },
+                      0.0, "store");
+  const kit::Ratio r = bandwidth_vs_copy("particle_step", min_fraction, 128.0 * n, timed,
+                                         [&] { particle_step(store, n, dt); }, kit::Work{64.0 * n, 64.0 * n, 30.0 * n});
   if (defence_enabled("timed-outputs")) check_step_at(std::min(n, 1 << 20));
   record(r.value, min_fraction, "of copy bandwidth (all fields)");
   suggest_threshold("min_fraction_of_copy_all_fields", r.value, 0.75);
@@ -418,17 +539,23 @@ TEST(performance, all_fields_bandwidth) {
 /// against the copy kernel; the slower of the two is judged.
 TEST(performance, conversion_bandwidth) {
   const std::string section = backend_section("performance");
-  const int n = static_cast<int>(rubric().number(section, "size"));
+  const int n = gpu_size();
   const double min_fraction = rubric().number(section, "min_fraction_of_copy_conversion");
-  const std::vector<Particle> p = random_particles(n);
-  kit::DeviceData data;
-  const Particle* aos = data.upload(p);
-  float4* store = data.scratch<float4>(4 * static_cast<std::size_t>(n));
-  Particle* back = data.scratch<Particle>(static_cast<std::size_t>(n));
-  const kit::Ratio to = bandwidth_vs_copy("particles_to_layout", min_fraction, 128.0 * n,
-                                          [&](int) { particles_to_layout(aos, store, n); });
-  const kit::Ratio from = bandwidth_vs_copy("particles_from_layout", min_fraction, 128.0 * n,
-                                            [&](int) { particles_from_layout(store, back, n); });
+  TimedData d(n);
+  const std::size_t floats4 = 4 * static_cast<std::size_t>(n);
+  kit::TimedCall to_call("particles_to_layout", 2), back_call("particles_from_layout", 2);
+  const Particle* aos = to_call.rotated<Particle>({&d.particles[0], &d.particles[1]});
+  float4* written = to_call.output<float4>(floats4);
+  to_call.check<float4>(written, floats4, d.store(), 0.0, "store");
+  // Back: each set's store (made untimed) must give its particles back, bit for bit.
+  const float4* store = back_call.rotated<float4>(floats4, d.store());
+  Particle* back = back_call.output<Particle>(static_cast<std::size_t>(n));
+  back_call.check<Particle>(back, {&d.particles[0], &d.particles[1]}, 0.0, "aos");
+  const kit::Work work{64.0 * n, 64.0 * n, 0};
+  const kit::Ratio to = bandwidth_vs_copy("particles_to_layout", min_fraction, 128.0 * n, to_call,
+                                          [&] { particles_to_layout(aos, written, n); }, work);
+  const kit::Ratio from = bandwidth_vs_copy("particles_from_layout", min_fraction, 128.0 * n, back_call,
+                                            [&] { particles_from_layout(store, back, n); }, work);
   if (defence_enabled("timed-outputs")) check_round_trip(std::min(n, 1 << 20));
   const kit::Ratio& worse = to.value <= from.value ? to : from;
   record(worse.value, min_fraction, "of copy bandwidth (the slower conversion)");

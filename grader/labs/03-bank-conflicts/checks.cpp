@@ -45,9 +45,12 @@ void call_transpose(const float* in, float* out, int rows, int cols) { transpose
 void call_transpose(const double* in, double* out, int rows, int cols) { transpose_double(in, out, rows, cols); }
 
 /// Distinct random values (a transpose moves them; distinct values show where one went wrong).
+/// `set` > 0: another stream of the check's generator (rng() starts from the same state at every
+/// call of a check, so two matrices of one check must ask for different sets).
 template <class T>
-std::vector<T> random_matrix(const Shape& s) {
+std::vector<T> random_matrix(const Shape& s, int set = 0) {
   auto gen = rng();
+  if (set > 0) gen.seed(gen() + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(set));
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<T> m(static_cast<std::size_t>(s.rows) * s.cols);
   for (T& x : m) x = static_cast<T>(u(gen));
@@ -99,8 +102,8 @@ bool judge_transpose(const std::vector<T>& got, const std::vector<T>& in, const 
 }
 
 template <class T>
-bool check_shape(const Shape& s) {
-  const std::vector<T> in = random_matrix<T>(s);
+bool check_shape(const Shape& s, int set = 0) {
+  const std::vector<T> in = random_matrix<T>(s, set);
   kit::Call call(std::string(function_name<T>()) + "(" + describe(s) + ")");
   const std::vector<T> got = run_transpose(call, in, s);
   if (got.empty()) return false;
@@ -140,8 +143,27 @@ TEST(correctness, fresh_inputs_every_call) {
   // Two calls of the same shape with different matrices: a kernel that caches its answer fails.
   const Shape s{300, 200};
   int wrong = 0;
-  for (int i = 0; i < 2; ++i) wrong += check_shape<float>(s) ? 0 : 1;
+  for (int i = 0; i < 2; ++i) wrong += check_shape<float>(s, i) ? 0 : 1;
   record(wrong, 0, "wrong calls");
+}
+
+/// transpose (or transpose_double) on A, B, A again through the same buffers.
+template <class T>
+kit::InterleavedStep interleaved_transpose(const Shape& s) {
+  auto sets = std::make_shared<std::vector<std::vector<T>>>();
+  for (int set = 0; set < 2; ++set) sets->push_back(random_matrix<T>(s, set + 2));
+  return {function_name<T>(), [s, sets](int set, kit::Slots& slots) {
+            kit::Call call(std::string(function_name<T>()) + "(" + describe(s) + ", " + kit::data_set_name(set) + ")", slots);
+            const std::vector<T> got = run_transpose(call, (*sets)[set], s);
+            return !got.empty() && judge_transpose(got, (*sets)[set], s, ", " + kit::data_set_name(set));
+          }};
+}
+
+TEST(correctness, interleaved_calls) {
+  // Each function on matrices A, B, A again through the same device buffers
+  // (kit::check_interleaved_calls): a result kept from an earlier call is the wrong matrix's.
+  const Shape s{random_size(100, 300), random_size(100, 300)};
+  kit::check_interleaved_calls({interleaved_transpose<float>(s), interleaved_transpose<double>(s)});
 }
 
 // Every back-end: the emulator's findings (out of bounds, races on the tile, uninitialised shared
@@ -343,11 +365,19 @@ void check_timed_output(const std::vector<T>& host, const Shape& s) {
 }
 
 template <class T>
-kit::Ratio measure_bandwidth(const Shape& s, const T* a, const T* b, T* out) {
+std::vector<T> transposed(const std::vector<T>& in, const Shape& s) {
+  std::vector<T> out(in.size());
+  for (std::size_t r = 0; r < static_cast<std::size_t>(s.rows); ++r)
+    for (std::size_t c = 0; c < static_cast<std::size_t>(s.cols); ++c) out[c * s.rows + r] = in[r * s.cols + c];
+  return out;
+}
+
+template <class T>
+kit::Ratio measure_bandwidth(const Shape& s, kit::TimedCall& timed, const T* in, T* out) {
   const std::size_t elems = static_cast<std::size_t>(s.rows) * s.cols;
   const std::string key = std::string(function_name<T>()) + "_" + std::to_string(s.rows) + "x" + std::to_string(s.cols);
-  const Timing t = kit::time(key, [&](int i) { call_transpose(i % 2 ? b : a, out, s.rows, s.cols); });
   const double bytes = 2.0 * sizeof(T) * static_cast<double>(elems);  // read once, written once
+  const Timing t = timed.time([&] { call_transpose(in, out, s.rows, s.cols); }, kit::Work{bytes / 2, bytes / 2, 0});
   const double bw = bytes / (t.median_ms * 1e-3);
   const double ceiling = kit::measured("copy bandwidth " + key, [&] { return copy_bandwidth(2 * elems * sizeof(T)); });
   std::ostringstream os;
@@ -368,7 +398,8 @@ void check_bandwidth(const std::vector<Shape>& shapes, const std::string& thresh
   std::string report;
   for (const Shape& s : shapes) {
     const std::size_t elems = static_cast<std::size_t>(s.rows) * s.cols;
-    // Two input sets (the second negated), alternated between timed runs on top of the L2 flush.
+    // Two input sets (the second negated) taking turns in one buffer between timed runs
+    // (kit::TimedCall), every sampled run's output against its set's transpose, bit for bit.
     std::vector<T> host(elems), negated(elems);
     std::uint64_t x = rng()();
     for (std::size_t i = 0; i < elems; ++i) {
@@ -376,11 +407,13 @@ void check_bandwidth(const std::vector<Shape>& shapes, const std::string& thresh
       host[i] = static_cast<T>(static_cast<std::int64_t>(x % 2001) - 1000) / static_cast<T>(1000);
       negated[i] = -host[i];
     }
-    kit::DeviceData data;
-    const T* a = data.upload(host);
-    const T* b = data.upload(negated);
-    T* out = data.scratch<T>(elems);
-    const kit::Ratio m = kit::measure_ratio(min_fraction, [&] { return measure_bandwidth<T>(s, a, b, out); });
+    const std::vector<T> want[2] = {transposed(host, s), transposed(negated, s)};
+    const std::string key = std::string(function_name<T>()) + "_" + std::to_string(s.rows) + "x" + std::to_string(s.cols);
+    kit::TimedCall timed(key, 2);
+    const T* in = timed.template rotated<T>({&host, &negated});
+    T* out = timed.template output<T>(elems);
+    timed.template check<T>(out, {&want[0], &want[1]}, 0.0, "out");
+    const kit::Ratio m = kit::measure_ratio(min_fraction, [&] { return measure_bandwidth<T>(s, timed, in, out); });
     check_timed_output(host, s);
     check_timed_output(negated, s);
     worst = std::min(worst, m.value);

@@ -306,6 +306,19 @@ TEST(correctness, repeated_calls) {
   check_sizes({big, 5, 4096, big});
 }
 
+TEST(correctness, interleaved_calls) {
+  // reduce_sum on arrays A (integer values, exact), B (random floats), A again, through the same
+  // device buffers (kit::check_interleaved_calls): a sum kept from an earlier call is the wrong one.
+  const long long n = random_size(20000, 60000);
+  const std::vector<float> sets[2] = {integer_values(n), random_values(n, -1.0, 1.0)};
+  kit::check_interleaved_calls({{"reduce_sum", [&](int set, kit::Slots& slots) {
+                                   kit::Call call(at(n, set == 0 ? "integer values, data set A" : "random floats, data set B"),
+                                                  slots);
+                                   float got = 0;
+                                   return run_reduce(call, sets[set], got) && judge(got, sets[set], set == 0, call.what());
+                                 }}});
+}
+
 // Every back-end: the emulator's findings (out of bounds, races on shared memory, uninitialised
 // shared reads), or on a GPU its sanitizer's, which the grader runs around these calls.
 TEST(sanitizer, no_memory_errors_or_races) {
@@ -498,29 +511,39 @@ const char* lab04_vendor_name();
 
 namespace {
 
-/// Time of the vendor library / time of reduce_sum at n, on integer-valued inputs (two sets, alternated), whose
-/// timed outputs are checked exactly.
+/// A checked call on one input set of the timed runs, judged exactly, and the exact sum (integer
+/// values: a float): what every timed run on that set must give. Empty when the call failed (reported).
+std::vector<float> checked_sum(const std::vector<float>& x, long long n, const char* set) {
+  kit::Call call(at(n, "timed inputs") + ", " + set);
+  float got = 0;
+  if (!run_reduce(call, x, got)) return {};
+  if (defence_enabled("timed-outputs")) judge(got, x, true, call.what() + ", timed run");
+  return {static_cast<float>(exact_sum(x).sum)};
+}
+
+/// Time of the vendor library / time of reduce_sum at n, on integer-valued inputs: two sets of
+/// different sums taking turns in one buffer (kit::TimedCall), each checked exactly first.
 kit::Ratio measure_vs_vendor(long long n, double threshold) {
   const std::string key = "n" + std::to_string(n);
   const std::vector<float> a = integer_values(n);
-  std::vector<float> b(a.rbegin(), a.rend());  // the same values reversed: another order in memory
+  std::vector<float> b(a.rbegin(), a.rend());  // the same values reversed: another order in memory,
+  b[0] = b[0] == 1.0f ? 2.0f : 1.0f;           // and another sum, so that a kept sum is seen
+  const std::vector<float> sum_a = checked_sum(a, n, "set 1"), sum_b = checked_sum(b, n, "set 2");
+  if (sum_a.empty() || sum_b.empty()) return {};
+  kit::TimedCall timed("reduce_sum_" + key, 2);
+  const float* x = timed.rotated<float>({&a, &b});
+  float* out = timed.output<float>(1);
+  timed.check<float>(out, {&sum_a, &sum_b}, 0.0, "*result");
   kit::DeviceData data;
   const float* da = data.upload(a);
   const float* db = data.upload(b);
-  float* out = data.scratch<float>(1);
   float* out_vendor = data.scratch<float>(1);
   Timing mine, vendor;
   kit::Ratio r = kit::measure_ratio(threshold, [&] {
-    mine = kit::time("reduce_sum_" + key, [&](int i) { reduce_sum(i % 2 ? db : da, static_cast<int>(n), out); });
+    mine = timed.time([&] { reduce_sum(x, static_cast<int>(n), out); }, kit::Work{4.0 * static_cast<double>(n), 4, static_cast<double>(n)});
     vendor = kit::time("vendor_" + key, [&](int i) { lab04_vendor_sum(i % 2 ? db : da, static_cast<int>(n), out_vendor); });
     return kit::Ratio{vendor.median_ms / mine.median_ms, mine.rse + vendor.rse + 0.01, ""};
   });
-  // The timed inputs once more through a checked call: exact, as for every integer-valued input.
-  {
-    kit::Call call(at(n, "timed inputs"));
-    float got = 0;
-    if (run_reduce(call, a, got) && defence_enabled("timed-outputs")) judge(got, a, true, call.what() + ", timed run");
-  }
   std::ostringstream os;
   os.precision(3);
   const double gbps = 4.0 * static_cast<double>(n) / (mine.median_ms * 1e-3) / 1e9;

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <iomanip>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -92,24 +94,27 @@ std::vector<float> run_density(kit::Call& call, const Problem& p, const Sorted& 
 
 // ---- judging --------------------------------------------------------------------------------------
 
-void judge_cells(const std::vector<unsigned>& got, const Problem& p, CellOrder order) {
+/// `crafted`: what the inputs were crafted to test (crafted_problem), said with the failure.
+bool judge_cells(const std::vector<unsigned>& got, const Problem& p, CellOrder order, const std::string& crafted = "") {
   const std::vector<unsigned> want = cell_keys(p, order);
   std::size_t bad = 0, first = 0;
   for (std::size_t i = 0; i < want.size(); ++i)
     if (got[i] != want[i] && bad++ == 0) first = i;
   record(static_cast<double>(bad), 0, "wrong keys");
-  if (bad == 0) return;
+  if (bad == 0) return true;
   const float4 q = p.position[first];
   ADD_FAILURE() << bad << " of " << want.size() << " keys are wrong " << at(p.n(), order) << "; first: cell[" << first
-                << "] = " << got[first] << ", expected " << want[first] << " for the particle at (" << q.x << ", "
-                << q.y << ", " << q.z << ") in a " << p.grid.gx << "x" << p.grid.gy << "x" << p.grid.gz
+                << "] = " << got[first] << ", expected " << want[first] << " for the particle at (" << std::setprecision(9)
+                << q.x << ", " << q.y << ", " << q.z << ") in a " << p.grid.gx << "x" << p.grid.gy << "x" << p.grid.gz
                 << " grid, h = " << p.grid.h << describe_key(p, order, first)
                 << "\n  hint: cx = min((int)(x * inv_h), gx - 1) in float (a particle on the far wall belongs to the"
                    " last cell); Morton puts bit b of cx at bit 3b, of cy at 3b+1, of cz at 3b+2"
-                   " (particle_reorder.hpp, CellOrder)";
+                   " (particle_reorder.hpp, CellOrder)"
+                << (crafted.empty() ? "" : "\n  the inputs: " + crafted);
+  return false;
 }
 
-void judge_sort(const SortResult& got, const std::vector<unsigned>& cell, int keys, const std::string& what) {
+bool judge_sort(const SortResult& got, const std::vector<unsigned>& cell, int keys, const std::string& what) {
   const int n = static_cast<int>(cell.size());
   const std::vector<unsigned> want = counting_starts(cell, keys);
   for (int c = 0; c <= keys; ++c)
@@ -118,7 +123,7 @@ void judge_sort(const SortResult& got, const std::vector<unsigned>& cell, int ke
       ADD_FAILURE() << what << ": cell_start[" << c << "] = " << got.cell_start[c] << ", expected " << want[c]
                     << " (the number of particles with a key below " << c << "; cell_start[" << keys << "] = n = " << n
                     << ")" << start_hint(got.cell_start, want, c, diff);
-      return;
+      return false;
     }
   std::vector<char> seen(static_cast<std::size_t>(n), 0);
   for (int k = 0; k < n; ++k) {
@@ -129,20 +134,21 @@ void judge_sort(const SortResult& got, const std::vector<unsigned>& cell, int ke
                     << ": sorted_index must be a permutation of 0 .. n-1"
                     << "\n  hint: each particle takes its slot with an atomic on its key's cursor (a plain"
                        " read-increment-write loses slots when two threads of one key race)";
-      return;
+      return false;
     }
     if (static_cast<unsigned>(k) < want[cell[i]] || static_cast<unsigned>(k) >= want[cell[i] + 1]) {
       ADD_FAILURE() << what << ": sorted_index[" << k << "] = particle " << i << " of key " << cell[i]
                     << ", whose particles belong at positions " << want[cell[i]] << " .. " << want[cell[i] + 1] - 1
                     << ": the sorted order must group the particles by key, keys in increasing order";
-      return;
+      return false;
     }
     if (got.rank[i] != k) {
       ADD_FAILURE() << what << ": rank[" << i << "] = " << got.rank[i] << ", expected " << k
                     << " (sorted_index[" << k << "] = " << i << ": rank is the inverse permutation)";
-      return;
+      return false;
     }
   }
+  return true;
 }
 
 bool judge_state(const std::vector<float4>& got, const std::vector<float4>& src, const std::vector<int>& order,
@@ -174,6 +180,15 @@ bool judge_density(const std::vector<float>& got, const Problem& p, const Sorted
 }
 
 // ---- the checks' bodies --------------------------------------------------------------------------
+
+/// compute_cells on the crafted positions (crafted_problem): the contract's rounding rule on every
+/// axis, every run. Defence `crafted-inputs` (judge): not judged when switched off.
+void check_crafted_cells(CellOrder order) {
+  const CraftedProblem crafted = crafted_problem(rng());
+  kit::Call call("compute_cells" + at(crafted.problem.n(), order) + ", crafted positions");
+  const std::vector<unsigned> got = run_cells(call, crafted.problem, order);
+  if (!got.empty() && defence_enabled("crafted-inputs")) judge_cells(got, crafted.problem, order, crafted.description);
+}
 
 void check_cells(int n, CellOrder order) {
   const Problem p = make_problem(n, rng());
@@ -213,11 +228,75 @@ int random_size(int lo, int hi) {
   return std::uniform_int_distribution<int>(lo, hi)(gen);
 }
 
+/// The check's generator (rng()), or for `set` > 0 another stream of it: rng() starts from the
+/// same state at every call of a check, and two data sets of one check must differ.
+std::mt19937_64 generator(int set) {
+  auto gen = rng();
+  if (set > 0) gen.seed(gen() + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(set));
+  return gen;
+}
+
+/// The frame's four functions on two problems of n particles (the same grid size, so the same
+/// buffer sizes) through the same device buffers (kit::check_interleaved_calls), each on A, B, A
+/// before the next, each on the grader's own inputs as in the other checks: a function that reads
+/// anything but its arguments (keys or a sorted copy an earlier call kept, a memo by pointer)
+/// returns the other problem's results.
+std::vector<kit::InterleavedStep> frame_steps(int n, CellOrder order) {
+  struct Set {
+    Problem problem;
+    Sorted sorted;
+  };
+  auto sets = std::make_shared<std::vector<Set>>();
+  for (int k = 0; k < 2; ++k) {
+    Problem p = make_problem(n, generator(k + 1), k ? &(*sets)[0].problem.grid : nullptr);
+    Sorted sorted = sorted_state(p, order, generator(k + 3));
+    sets->push_back({std::move(p), std::move(sorted)});
+  }
+  auto name = [n, order](const std::string& f, int set) {
+    std::string where = at(n, order);
+    return f + where.insert(where.size() - 1, ", " + kit::data_set_name(set));
+  };
+  return {
+      {"compute_cells",
+       [=](int set, kit::Slots& slots) {
+         kit::Call call(name("compute_cells", set), slots);
+         const std::vector<unsigned> got = run_cells(call, (*sets)[set].problem, order);
+         return !got.empty() && judge_cells(got, (*sets)[set].problem, order);
+       }},
+      {"sort_by_cell",
+       [=](int set, kit::Slots& slots) {
+         const Set& s = (*sets)[set];
+         const int keys = num_keys(s.problem.grid, order);
+         kit::Call call(name("sort_by_cell", set), slots);
+         SortResult got;
+         return run_sort(call, s.sorted.cell, keys, got) && judge_sort(got, s.sorted.cell, keys, call.what());
+       }},
+      {"reorder_state",
+       [=](int set, kit::Slots& slots) {
+         const Set& s = (*sets)[set];
+         kit::Call call(name("reorder_state", set), slots);
+         std::vector<float4> pos, vel;
+         return run_reorder(call, s.problem, s.sorted, pos, vel) &&
+                judge_state(pos, s.problem.position, s.sorted.sorted_index, call.what(), "sorted_position") &&
+                judge_state(vel, s.problem.velocity, s.sorted.sorted_index, call.what(), "sorted_velocity");
+       }},
+      {"sph_density",
+       [=](int set, kit::Slots& slots) {
+         const Set& s = (*sets)[set];
+         kit::Call call(name("sph_density", set), slots);
+         const std::vector<float> got = run_density(call, s.problem, s.sorted, order);
+         return !got.empty() && judge_density(got, s.problem, s.sorted, order, "(" + kit::data_set_name(set) + ") ");
+       }},
+  };
+}
+
 }  // namespace
 
 TEST(correctness, cell_keys_linear_and_morton) {
-  for (CellOrder order : {CellOrder::linear, CellOrder::morton})
+  for (CellOrder order : {CellOrder::linear, CellOrder::morton}) {
+    check_crafted_cells(order);
     for (int n : {1, 2, 31, 257, 1000, 4099, random_size(5000, 20000)}) check_cells(n, order);
+  }
 }
 
 TEST(correctness, counting_sort) {
@@ -235,6 +314,10 @@ TEST(correctness, gather_reorder) {
 TEST(correctness, density_27_cells) {
   for (CellOrder order : {CellOrder::linear, CellOrder::morton})
     for (int n : {1, 2, 7, 257, 1000, random_size(2000, 4100)}) check_density(n, order);
+}
+
+TEST(correctness, interleaved_calls) {
+  kit::check_interleaved_calls(frame_steps(random_size(800, 1500), CellOrder::linear));
 }
 
 // The emulator's findings over the whole frame, or on a GPU those of its sanitizer.

@@ -32,7 +32,9 @@ inline float4 make_float4_host(float x, float y, float z, float w) {
 
 /// n particles spread uniformly over a box of about n / kParticlesPerCell cells, not a cube (so
 /// that x, y and z cannot be swapped unnoticed), every 8th particle moved onto a wall or a cell face.
-inline Problem make_problem(int n, std::mt19937_64 gen) {
+/// `same_grid`: in that grid instead (other particles in the same box, for calls whose grid argument
+/// must not change).
+inline Problem make_problem(int n, std::mt19937_64 gen, const Grid* same_grid = nullptr) {
   auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); };
   Problem p;
   const float h = static_cast<float>(uniform(0.05, 0.2));
@@ -44,7 +46,8 @@ inline Problem make_problem(int n, std::mt19937_64 gen) {
   g.h = h;
   g.inv_h = 1.0f / h;
   g.poly6 = static_cast<float>(315.0 / (64.0 * 3.14159265358979323846 * std::pow(double(h), 9)));
-  const float wall[3] = {float(g.gx) * h, float(g.gy) * h, float(g.gz) * h};
+  if (same_grid) g = *same_grid;
+  const float wall[3] = {float(g.gx) * g.h, float(g.gy) * g.h, float(g.gz) * g.h};
   const int dims[3] = {g.gx, g.gy, g.gz};
   p.position.resize(static_cast<std::size_t>(n));
   p.velocity.resize(static_cast<std::size_t>(n));
@@ -53,7 +56,7 @@ inline Problem make_problem(int n, std::mt19937_64 gen) {
     for (int a = 0; a < 3; ++a) c[a] = std::min(wall[a], static_cast<float>(uniform(0, wall[a])));
     if (i % 8 == 3) {  // on a wall (0 or the far one) or on a cell face c*h
       const int a = static_cast<int>(gen() % 3), pick = static_cast<int>(gen() % 3);
-      c[a] = pick == 0 ? 0.0f : pick == 1 ? wall[a] : float(static_cast<int>(gen() % dims[a])) * h;
+      c[a] = pick == 0 ? 0.0f : pick == 1 ? wall[a] : float(static_cast<int>(gen() % dims[a])) * g.h;
     }
     p.position[i] = make_float4_host(c[0], c[1], c[2], static_cast<float>(uniform(0.5, 1.5)));
     p.velocity[i] = make_float4_host(static_cast<float>(uniform(-1, 1)), static_cast<float>(uniform(-1, 1)),
@@ -65,6 +68,99 @@ inline Problem make_problem(int n, std::mt19937_64 gen) {
 inline int coordinate(float x, float inv_h, int cells) {
   const int c = static_cast<int>(x * inv_h);  // one float product, as the contract says
   return std::min(c, cells - 1);
+}
+
+/// Positions crafted against the contract's rounding rule (cx = min((int)(x * inv_h), gx - 1) in
+/// float), so that every run tests it, whatever the seed: random positions meet a face only by luck.
+struct CraftedProblem {
+  Problem problem;
+  std::string description;  ///< what was crafted, for the check's message
+};
+
+/// Crafted coordinates along one axis of a grid with `cells` cells of side h.
+struct CraftedAxis {
+  std::vector<float> quotient;  ///< (int)(x * inv_h) != (int)(x / h)
+  std::vector<float> exact;     ///< the float product rounds up onto a face the exact product misses
+  std::vector<float> faces;     ///< c * h in float, c = 0 .. cells (the last: the far wall)
+  bool wall_reaches = false;    ///< the far wall's product reaches `cells`: the clamp is needed there
+};
+
+inline CraftedAxis craft_axis(float h, float inv_h, int cells) {
+  CraftedAxis a;
+  const float wall = float(cells) * h;
+  for (int c = 0; c <= cells; ++c) a.faces.push_back(float(c) * h);
+  a.wall_reaches = static_cast<int>(wall * inv_h) >= cells;
+  for (int c = 1; c <= cells; ++c) {
+    float x = float(c) * h;
+    for (int d = 0; d < 32; ++d) x = std::nextafter(x, 0.0f);
+    // The cells after the clamp: at the far wall both ways may give the last cell.
+    auto cell = [cells](double product) { return std::min(static_cast<int>(product), cells - 1); };
+    for (int d = -32; d <= 32 && x <= wall; ++d, x = std::nextafter(x, wall + 1.0f)) {
+      const int product = cell(x * inv_h);
+      if (product != cell(x / h)) a.quotient.push_back(x);
+      else if (product != cell(static_cast<double>(x) * inv_h)) a.exact.push_back(x);  // exact in double
+    }
+  }
+  return a;
+}
+
+/// A grid whose h makes every trap of the rule present on every axis (positions where x * inv_h
+/// and x / h floor differently, where the float product and the exact one do, a far wall whose
+/// product needs the clamp; a few h in a hundred qualify), and particles: those positions on each axis (the other two coordinates random),
+/// particles on cell faces on all three axes at once, on the far walls (each axis, and all three),
+/// and at the origin.
+inline CraftedProblem crafted_problem(std::mt19937_64 gen) {
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); };
+  CraftedProblem out;
+  Problem& p = out.problem;
+  Grid& g = p.grid;
+  CraftedAxis axes[3];
+  for (int attempt = 0;; ++attempt) {
+    g.gx = 3 + static_cast<int>(gen() % 10), g.gy = 3 + static_cast<int>(gen() % 10), g.gz = 3 + static_cast<int>(gen() % 10);
+    g.h = static_cast<float>(uniform(0.05, 0.2));
+    g.inv_h = 1.0f / g.h;
+    const int dims[3] = {g.gx, g.gy, g.gz};
+    bool all = true;
+    for (int a = 0; a < 3; ++a) {
+      axes[a] = craft_axis(g.h, g.inv_h, dims[a]);
+      all = all && !axes[a].quotient.empty() && !axes[a].exact.empty() && axes[a].wall_reaches;
+    }
+    if (all || attempt == 10000) break;
+  }
+  g.poly6 = static_cast<float>(315.0 / (64.0 * 3.14159265358979323846 * std::pow(double(g.h), 9)));
+  auto random_on = [&](int a) { return axes[a].faces[gen() % axes[a].faces.size()]; };
+  auto add = [&](float x, float y, float z) {
+    p.position.push_back(make_float4_host(x, y, z, static_cast<float>(uniform(0.5, 1.5))));
+    p.velocity.push_back(make_float4_host(0.0f, 0.0f, 0.0f, 0.0f));
+  };
+  auto anywhere = [&](int a) {
+    const float wall = axes[a].faces.back();
+    return std::min(wall, static_cast<float>(uniform(0, wall)));
+  };
+  std::size_t quotient = 0, exact = 0;
+  for (int a = 0; a < 3; ++a)
+    for (const std::vector<float>* list : {&axes[a].quotient, &axes[a].exact})
+      for (std::size_t k = 0; k < list->size() && k < 24; ++k) {
+        float c[3] = {anywhere(0), anywhere(1), anywhere(2)};
+        c[a] = (*list)[k];
+        add(c[0], c[1], c[2]);
+        (list == &axes[a].quotient ? quotient : exact) += 1;
+      }
+  for (int k = 0; k < 64; ++k) add(random_on(0), random_on(1), random_on(2));
+  for (int mask = 1; mask < 8; ++mask)  // the far wall on x, y, z, each pair and all three
+    add(mask & 1 ? axes[0].faces.back() : random_on(0), mask & 2 ? axes[1].faces.back() : random_on(1),
+        mask & 4 ? axes[2].faces.back() : random_on(2));
+  add(0.0f, 0.0f, 0.0f);
+  std::ostringstream os;
+  os.precision(9);
+  os << "crafted positions (every run; particle_reorder.hpp's rule cx = min((int)(x * inv_h), gx - 1) in float), a "
+     << g.gx << "x" << g.gy << "x" << g.gz << " grid, h = " << g.h << ", inv_h = " << g.inv_h << ": " << quotient
+     << " particles where (int)(x * inv_h) and (int)(x / h) differ (on each axis), " << exact
+     << " where the float product rounds up onto a cell face that the exact product does not reach, 64 on cell faces"
+        " on all three axes at once, 7 on the far walls (each axis, each pair, all three: the product reaches gx there,"
+        " the clamp gives gx - 1), and one at the origin";
+  out.description = os.str();
+  return out;
 }
 
 inline unsigned spread(unsigned v) {

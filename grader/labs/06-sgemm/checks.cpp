@@ -194,6 +194,20 @@ TEST(correctness, beta_zero_does_not_read_c) {
   check_problems({{64, 64, 64, 1.0f, 0.0f}, {70, 90, 40, -1.0f, 0.0f}}, Poison::nan);
 }
 
+TEST(correctness, interleaved_calls) {
+  // sgemm on matrices A, B, A again (one size, alpha and beta: C read and written), through the
+  // same device buffers (kit::check_interleaved_calls): a product kept from an earlier call (a memo
+  // by pointer, size or coefficients) is the wrong matrices'.
+  auto gen = rng();
+  const Problem p{random_in(gen, 40, 130), random_in(gen, 40, 130), random_in(gen, 20, 130), 1.25f, 0.5f};
+  const std::mt19937_64 data[2] = {std::mt19937_64(gen()), std::mt19937_64(gen())};
+  kit::check_interleaved_calls({{"sgemm", [&](int set, kit::Slots& slots) {
+                                   kit::Call call("sgemm " + describe(p) + ", " + kit::data_set_name(set), slots);
+                                   std::mt19937_64 same = data[set];  // the same matrices each time the set comes back
+                                   return check_problem(call, p, same) <= 1;
+                                 }}});
+}
+
 // Every back-end: the emulator's findings, or on a GPU those of its sanitizer, which the grader
 // runs around these calls (compute-sanitizer on cuda).
 TEST(sanitizer, no_memory_errors_or_races) {
@@ -385,6 +399,46 @@ TEST(performance, predicted_fraction_of_vendor) {
 
 #else  // GPU back-ends
 
+/// A checked call on one input set of the timed runs (n^3, alpha 1, beta 0), compared with the
+/// vendor library's result on the same inputs within twice the dot-product bound (both are float
+/// computations; |a|, |b| <= 1, so sum |a b| <= n), and that result: what every timed run on that
+/// set must give (the vendor's, not the call's own: a cheat cannot set its own yardstick). Empty
+/// when the call failed (reported).
+std::vector<float> checked_product(int n, const std::vector<float>& a, const std::vector<float>& b, const float* d_a,
+                                   const float* d_b, float* c_vendor, int set) {
+  const std::size_t nn = 1ull * n * n;
+  const std::string which = "set " + std::to_string(set + 1);
+  kit::Call call("sgemm " + describe({n, n, n, 1.0f, 0.0f}) + ", timed inputs, " + which);
+  const float* A = call.input(a, "A");
+  const float* B = call.input(b, "B");
+  // beta == 0: C starts finite (reading it is beta_zero_does_not_read_c's business, not this check's).
+  const std::vector<float> c0(nn, kUnwrittenC);
+  float* C = call.output<float>(nn, "C", &c0);
+  if (!call.run([&] { sgemm(n, n, n, 1.0f, A, B, 0.0f, C); })) return {};
+  const std::vector<float> theirs = kit::measured_floats("vendor result " + which, [&] {
+    lab06::vendor_sgemm(n, n, n, 1.0f, d_a, d_b, 0.0f, c_vendor);
+    synchronize();
+    std::vector<float> h(nn);
+    copy_to_host(h.data(), c_vendor, nn * sizeof(float));
+    return h;
+  });
+  const std::vector<float> got = call.result(C);
+  if (!defence_enabled("timed-outputs")) return theirs;
+  const double bound = 2 * gamma_bound(n) * n;
+  std::size_t bad = 0, unwritten = 0;
+  for (std::size_t i = 0; i < nn && theirs.size() == nn; ++i) {
+    if (is_unwritten(got[i])) ++unwritten;
+    else if (!(std::fabs(static_cast<double>(got[i]) - theirs[i]) <= bound)) ++bad;
+  }
+  if (bad || unwritten || theirs.size() != nn)
+    ADD_FAILURE() << bad + unwritten << " elements of the timed " << n << "^3 product (" << which << ") differ from "
+                  << lab06::vendor_name()
+                  << (unwritten ? " (" + std::to_string(unwritten) + " of them were not written: they still hold " +
+                                      kUnwrittenText + ", the value C held before the call)"
+                                : std::string());
+  return theirs;
+}
+
 TEST(performance, fraction_of_vendor_library) {
   std::string why;
   if (kit::measured("vendor library available", [&] { return lab06::vendor_available(why) ? 1.0 : 0.0; }) != 1.0) {
@@ -398,56 +452,31 @@ TEST(performance, fraction_of_vendor_library) {
   const double min_fraction = r.number(section, "min_fraction_of_vendor");
   auto gen = rng();
   const std::size_t nn = 1ull * n * n;
-  // Two input sets, alternated between timed runs.
+  // Two input sets: the vendor library's timed runs alternate between them, the code under test's
+  // take turns in the same buffers (kit::TimedCall), each set checked first.
   const std::vector<float> a0 = random_values(nn, gen), b0 = random_values(nn, gen);
   const std::vector<float> a1 = random_values(nn, gen), b1 = random_values(nn, gen);
   kit::DeviceData data;
   const float *A0 = data.upload(a0), *B0 = data.upload(b0), *A1 = data.upload(a1), *B1 = data.upload(b1);
-  float* C = data.scratch<float>(nn);
   float* C_vendor = data.scratch<float>(nn);
+  const std::vector<float> c_0 = checked_product(n, a0, b0, A0, B0, C_vendor, 0);
+  const std::vector<float> c_1 = checked_product(n, a1, b1, A1, B1, C_vendor, 1);
+  if (c_0.empty() || c_1.empty()) return;
+  kit::TimedCall timed("sgemm", 2);
+  const float* A = timed.rotated<float>({&a0, &a1});
+  const float* B = timed.rotated<float>({&b0, &b1});
+  float* C = timed.output<float>(nn);
+  timed.check<float>(C, {&c_0, &c_1}, 2 * gamma_bound(n) * n, "C");
+  const double nd = n;
   Timing mine, vendor;
   const kit::Ratio ratio = kit::measure_ratio(min_fraction, [&] {
-    mine = kit::time("sgemm", [&](int i) { sgemm(n, n, n, 1.0f, i % 2 ? A1 : A0, i % 2 ? B1 : B0, 0.0f, C); });
+    mine = timed.time([&] { sgemm(n, n, n, 1.0f, A, B, 0.0f, C); }, kit::Work{8 * nd * nd, 4 * nd * nd, 2 * nd * nd * nd});
     vendor = kit::time("vendor_sgemm", [&](int i) {
       lab06::vendor_sgemm(n, n, n, 1.0f, i % 2 ? A1 : A0, i % 2 ? B1 : B0, 0.0f, C_vendor);
     });
     return kit::Ratio{vendor.median_ms / mine.median_ms, mine.rse + vendor.rse + 0.01, ""};
   });
   const double fraction = ratio.value;
-  // The output of the timed runs: a fresh call on the first input set, compared with the vendor
-  // library's result on the same inputs within twice the dot-product bound (both are float
-  // computations; |a|, |b| <= 1, so sum |a b| <= n).
-  kit::Call call("sgemm " + describe({n, n, n, 1.0f, 0.0f}) + ", timed inputs");
-  const float* d_a = call.input(a0, "A");
-  const float* d_b = call.input(b0, "B");
-  // beta == 0: C starts finite (reading it is beta_zero_does_not_read_c's business, not this check's).
-  const std::vector<float> c0(nn, kUnwrittenC);
-  float* d_c = call.output<float>(nn, "C", &c0);
-  if (!call.run([&] { sgemm(n, n, n, 1.0f, d_a, d_b, 0.0f, d_c); })) return;
-  const std::vector<float> theirs = kit::measured_floats("vendor result", [&] {
-    lab06::vendor_sgemm(n, n, n, 1.0f, A0, B0, 0.0f, C_vendor);
-    synchronize();
-    std::vector<float> h(nn);
-    copy_to_host(h.data(), C_vendor, nn * sizeof(float));
-    return h;
-  });
-  if (defence_enabled("timed-outputs")) {
-    const std::vector<float> got = call.result(d_c);
-    const double bound = 2 * gamma_bound(n) * n;
-    std::size_t bad = 0, unwritten = 0;
-    for (std::size_t i = 0; i < nn && theirs.size() == nn; ++i) {
-      if (is_unwritten(got[i])) ++unwritten;
-      else if (!(std::fabs(static_cast<double>(got[i]) - theirs[i]) <= bound)) ++bad;
-    }
-    if (bad || unwritten || theirs.size() != nn) {
-      ADD_FAILURE() << bad + unwritten << " elements of the timed " << n << "^3 product differ from "
-                    << lab06::vendor_name()
-                    << (unwritten ? " (" + std::to_string(unwritten) + " of them were not written: they still hold " +
-                                        kUnwrittenText + ", the value C held before the call)"
-                                  : std::string());
-      return;
-    }
-  }
   const double tflops = 2.0 * n * n * n / (mine.median_ms * 1e-3) / 1e12;
   const double vendor_tflops = 2.0 * n * n * n / (vendor.median_ms * 1e-3) / 1e12;
   info("sgemm_tflops", std::to_string(tflops));

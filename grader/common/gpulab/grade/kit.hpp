@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpulab/grade/perfmodel.hpp"
@@ -129,6 +130,8 @@ struct MetricRow {
   double efficiency() const;
 };
 
+class Slots;
+
 /// One call of the code under test with its inputs and outputs (see the file comment).
 class Call {
  public:
@@ -136,6 +139,9 @@ class Call {
   /// element). Sanitizer checks turn it off, so that such a store leaves the allocation and the
   /// emulator's sanitizer names its line.
   explicit Call(std::string what, bool guard = true);
+  /// A call whose inputs and outputs live in `slots` (each in the slot of its name), not in
+  /// buffers of its own: the next call on the same slots gets the same device pointers.
+  Call(std::string what, Slots& slots, bool guard = true);
   ~Call();
   Call(const Call&) = delete;
   Call& operator=(const Call&) = delete;
@@ -181,6 +187,48 @@ class Call {
   std::unique_ptr<State> s_;
 };
 
+/// Device buffers that outlive the calls using them (the runner's; placeholders in the judge): a
+/// Call made on slots takes each input and output from the slot of its name, so that calls on
+/// other data get the same device pointers with other contents. A slot grows (a new buffer) when a
+/// call needs more bytes than it has.
+class Slots {
+ public:
+  Slots() = default;
+  ~Slots();
+  Slots(const Slots&) = delete;
+  Slots& operator=(const Slots&) = delete;
+  /// The slot's device buffer of at least `bytes` (runner), or a placeholder (judge).
+  void* take(const std::string& name, std::size_t bytes);
+
+ private:
+  struct Slot {
+    void* device = nullptr;
+    std::size_t bytes = 0;
+  };
+  std::map<std::string, Slot> slots_;
+};
+
+/// One function of a lab's contract in check_interleaved_calls: `call(set, slots)` calls it once on
+/// data set `set` (0: A, 1: B) through kit::Call(..., slots), compares its results with that set's
+/// reference (failing the check as usual, with the set in the call's name) and returns whether
+/// they are right. A step may use the results of the steps before it (the store particles_to_layout
+/// wrote for that set, say).
+struct InterleavedStep {
+  std::string function;
+  std::function<bool(int set, Slots& slots)> call;
+};
+
+/// Calls are functions of their arguments (every lab's contract): each step is called on data set
+/// A, then B, then A again, before the next step's calls, every call on the same slots (the same
+/// device buffers with other contents). A result cached across calls (a static, a memo keyed by
+/// pointer or size), a private copy an earlier call kept (lab 02's distances reading positions
+/// that particles_to_layout saved instead of `store`) or work left to the next call gives a wrong
+/// result on one of them, and the check fails saying which call, after which calls. Records the
+/// number of wrong calls. Defence `call-order` (judge): its failures are dropped when switched off.
+void check_interleaved_calls(const std::vector<InterleavedStep>& steps);
+/// "data set A" / "data set B", for the names of the calls of a step.
+std::string data_set_name(int set);
+
 /// The performance model's roofline (gpulab/grade/perfmodel.hpp, predict_roofline) on one call
 /// the emulator watched: the counts of all its launches, summed, against the 64-byte granules of
 /// the inputs kernels read and the outputs they wrote (Evidence::touched_bytes), moved once at the
@@ -208,6 +256,94 @@ double measured(const std::string& name, const std::function<double()>& measure)
 /// Floats computed in the runner by trusted code (e.g. the vendor library's result on the timed
 /// inputs), replayed in the judge.
 std::vector<float> measured_floats(const std::string& name, const std::function<std::vector<float>()>& compute);
+
+/// What a timed call must at least do, and the device's peak rates: its physical floor
+/// (perfmodel.hpp, physical_floor_ms).
+using Work = perfmodel::Work;
+using PeakRates = perfmodel::PeakRates;
+
+/// The timed runs of the code under test on a GPU, such that it cannot move its time:
+/// - `sets` input sets take turns in the same device buffers: before run i (outside the timed
+///   region) each rotated argument gets set i % sets, each output is poisoned, so a result kept
+///   from an earlier run (a memo by pointer, the last output left in place) is the wrong set's;
+/// - after each run (outside the timed region) a window of each checked buffer, at an offset drawn
+///   once the run has returned, is read back from a random sample of the runs; the judge compares
+///   it with the set's expected result (check: the reference's, or an untimed call's) (defence
+///   `timed-runs`);
+/// - timing.hpp's rules: the L2 flushed and its persisting lines reset before every run, the run's
+///   end the whole device's (work on the code's own streams included);
+/// - a median below the physical floor of the call's Work fails "implausibly fast" (defence
+///   `physical-floor`).
+/// Arguments are given in the same order in the runner and the judge (placeholders there).
+class TimedCall {
+ public:
+  TimedCall(std::string name, int sets);
+  ~TimedCall();
+  TimedCall(const TimedCall&) = delete;
+  TimedCall& operator=(const TimedCall&) = delete;
+
+  /// An argument restored before every run from its value in that run's set (`per_set[set]`, all
+  /// of one size): an input, or an argument the call reads and writes (C of a GEMM, a store
+  /// stepped in place). The device pointer the timed code must use.
+  template <class T>
+  T* rotated(const std::vector<const std::vector<T>*>& per_set) {
+    std::vector<const void*> sets;
+    for (const auto* v : per_set) sets.push_back(v->data());
+    return static_cast<T*>(add_rotated(sets, per_set.empty() ? 0 : per_set[0]->size() * sizeof(T)));
+  }
+  /// The same for an argument whose sets are made on the device before the runs, outside the timed
+  /// region, by `produce(set, dst)` (runner only: e.g. lab 02's store, in the hand-in's own layout,
+  /// by its particles_to_layout).
+  template <class T>
+  T* rotated(std::size_t n, const std::function<void(int set, T* dst)>& produce) {
+    return static_cast<T*>(add_produced(n * sizeof(T), [produce](int set, void* dst) { produce(set, static_cast<T*>(dst)); }));
+  }
+  /// An output of n elements, poisoned (0xFF bytes) before every run.
+  template <class T>
+  T* output(std::size_t n) {
+    return static_cast<T*>(add_output(n * sizeof(T)));
+  }
+  /// Checks `device` (an output or a rotated argument) after the runs: the window read back must
+  /// equal `expected[set]` element by element within `tolerance` (floating-point types; 0: equal;
+  /// `relative`: times the expected value's magnitude); `name` names it in messages. A struct of
+  /// floats (float4) with a tolerance is compared float by float, other types bit for bit.
+  template <class T>
+  void check(const T* device, const std::vector<const std::vector<T>*>& expected, double tolerance,
+             const std::string& name, bool relative = false) {
+    std::vector<const void*> sets;
+    for (const auto* v : expected) sets.push_back(v->data());
+    add_check(device, sets, expected.empty() ? 0 : expected[0]->size(), sizeof(T), kind_of<T>(tolerance), tolerance,
+              name, {}, relative);
+  }
+  /// The same against a result made on the device before the runs by `produce(set, dst)` (runner
+  /// only; e.g. the hand-in's own particle_step on a copy of the set, when only it knows its
+  /// layout): the sampled runs' windows are recorded with the same window of that result.
+  template <class T>
+  void check(const T* device, std::size_t n, const std::function<void(int set, T* dst)>& produce, double tolerance,
+             const std::string& name, bool relative = false) {
+    add_check(device, {}, n, sizeof(T), kind_of<T>(tolerance), tolerance, name,
+              [produce](int set, void* dst) { produce(set, static_cast<T*>(dst)); }, relative);
+  }
+  /// Times `run` (the code under test on these arguments) and judges its runs and floor (see
+  /// above); the Timing of kit::time, {} when it could not be measured.
+  Timing time(const std::function<void()>& run, const Work& work);
+  struct State;  ///< the implementation's (kit_timed.cpp)
+  using Producer = std::function<void(int set, void* dst)>;
+
+ private:
+  /// 0: compared bit for bit, 1: as floats, 2: as doubles.
+  template <class T>
+  static int kind_of(double tolerance) {
+    if (std::is_same_v<T, double>) return 2;
+    return std::is_same_v<T, float> || (tolerance > 0 && sizeof(T) % sizeof(float) == 0) ? 1 : 0;
+  }
+  void* add_rotated(const std::vector<const void*>& sets, std::size_t bytes);
+  void* add_produced(std::size_t bytes, const Producer& produce);
+  void* add_output(std::size_t bytes);
+  void add_check(const void* device, const std::vector<const void*>& expected, std::size_t n, std::size_t elem,
+                 int kind, double tolerance, const std::string& name, const Producer& produce, bool relative);
+  std::unique_ptr<State> s_;
+};
 
 /// Device memory of the runner for the timed runs of a performance check: `upload` returns a
 /// device pointer in the runner and a placeholder in the judge (never dereferenced there).

@@ -134,4 +134,30 @@ const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& g
 /// those measurements.
 double read_bytes_per_s(const Gpu& g, double bytes_per_thread, double threads_per_sm);
 
+/// What a call must at least do (a timed call's physical floor): the bytes it must read (its
+/// inputs: the grader flushes the L2 before every timed run, so they come from DRAM), the bytes it
+/// must write, and its FP32 operations (an FMA counts 2).
+struct Work {
+  double read_bytes = 0, written_bytes = 0, flops = 0;
+};
+
+/// A device's peak rates, the device named as its runtime names it ("NVIDIA H200"): DRAM bytes per
+/// second, FP32 operations per second, and its L2's bytes.
+struct PeakRates {
+  std::string device, source;  ///< source: where the numbers come from, for messages
+  double dram_bytes_per_s = 0, fp32_flops = 0, l2_bytes = 0;
+};
+/// The larger of the table's datasheet numbers for a GPU whose name the device's contains (gpu():
+/// an H200 4.8 TB/s and 132 x 128 x 2 x 1.98 GHz = 66.9 TFLOP/s) and the device's properties
+/// (memory clock x 2 transfers x bus width; SMs x 128 FP32 lanes x 2 x clock); twice the properties
+/// for a GPU the table lacks: a floor must never refuse an honest time.
+PeakRates peak_rates(const std::string& device, double memory_clock_hz, int memory_bus_bits, int multiprocessors,
+                     double clock_hz, double l2_bytes);
+
+/// The least time `work` can take on a device of `peak`, in milliseconds: the larger of
+/// (bytes read + bytes written beyond what the L2 holds) / DRAM bandwidth (writes may wait in the
+/// L2 past the end of the run) and FLOPs / FP32 rate; `why` says how it was computed. 0 (with
+/// `why`) when the peaks are not known.
+double physical_floor_ms(const Work& work, const PeakRates& peak, std::string& why);
+
 }  // namespace gpulab::grade::perfmodel
