@@ -120,14 +120,6 @@ std::string host_compiler(const std::vector<std::string>& cmd) {
 /// asked, since the headers nvcc reads are the host compiler's.
 std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cmd) {
   const std::string compiler = host_compiler(cmd);
-  return compiler;
-}
-
-/// The directories a compiler searches for <...> headers by itself (its own and the system's),
-/// from `compiler -E -v`: a toolchain under /opt has its headers there. nvcc's host compiler is
-/// asked, since the headers nvcc reads are the host compiler's.
-std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cmd) {
-  const std::string compiler = host_compiler(cmd);
   static std::map<std::string, std::vector<std::string>> cache;
   if (auto it = cache.find(compiler); it != cache.end()) return it->second;
   const ProcessResult r = run_process({"sh", "-c", "\"$0\" -E -x c++ -v /dev/null 2>&1 >/dev/null", compiler}, {}, 60);

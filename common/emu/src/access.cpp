@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -247,28 +248,98 @@ void watch_mark(const Launch& L, long index, std::uintptr_t a, unsigned size, st
   if (flags & kStore) set_bits(watch_bitmap(wb, 1), offset, size);
 }
 
+/// A finding of kind host-access at host code's `ra`, after the kernels' findings in the order
+/// host code first made them; `detail` says what it touched.
+void add_host_finding(std::uintptr_t ra, bool store, const std::string& detail) {
+  watch_note_host_access(ra, store);
+  if (!g_sanitizer || bump_finding(kHostAccess, ra)) return;
+  FindingRecord f;
+  f.kind = kHostAccess;
+  f.ra = ra;
+  static std::atomic<unsigned long long> order{0};
+  f.block = (1ull << 63) + order++;
+  f.count = 1;
+  f.detail = detail;
+  add_finding(f);
+}
+
+// ---- static variables that kernels and host code both touch ----------------------------------
+// On a GPU a `__device__` or `__constant__` variable is device memory: host code that names it
+// reaches only a host copy of it (what kernels wrote is not there, what it writes no kernel
+// sees), and a host variable cannot be touched by a kernel at all (nvcc refuses it). On the
+// emulator both are one host global, so host code could read what a kernel staged there (the
+// inputs) and write what a kernel then copies into the outputs (results computed on the host).
+// A variable of the executable's static data that kernels touch and host code of a traced file
+// touches directly is therefore a host access, reported at the host code's line whichever side
+// came first. The runtime's symbol copies (cudaMemcpyToSymbol / FromSymbol) are the emulator's
+// code, not traced, and mark nothing.
+struct SharedStatic {
+  bool kernel = false;         // a kernel touched it
+  std::uintptr_t host_ra = 0;  // host code's first direct access, 0 when none
+  bool host_store = false;
+};
+std::mutex g_static_mutex;
+std::map<std::uintptr_t, SharedStatic> g_static_vars;  // by the variable's first byte
+// The variable this worker's kernels last marked: later accesses of it need no lock.
+thread_local std::uintptr_t t_marked_begin = 0, t_marked_end = 0;
+
+void report_shared_static(std::uintptr_t var, std::uintptr_t ra, bool store) {
+  add_host_finding(ra, store,
+                   std::string("host code ") + (store ? "wrote " : "read ") + static_data_label(var) +
+                       " directly, a variable kernels use: on a GPU a __device__ or __constant__ variable is"
+                       " device memory, and host code reaches only a host copy of it. Copy it with"
+                       " cudaMemcpyToSymbol / cudaMemcpyFromSymbol instead.");
+}
+
+/// The variable holding [a, a+size): its symbol's bounds, else the bytes themselves.
+std::uintptr_t static_variable_of(std::uintptr_t a, unsigned size, std::uintptr_t& end) {
+  std::uintptr_t begin = a;
+  end = a + size;
+  static_variable_bounds(a, begin, end);
+  return begin;
+}
+
+__attribute__((noinline)) void kernel_static_access(std::uintptr_t a, unsigned size) {
+  if (a >= t_marked_begin && a < t_marked_end) return;
+  std::uintptr_t end = 0;
+  const std::uintptr_t begin = static_variable_of(a, size, end);
+  std::lock_guard<std::mutex> lock(g_static_mutex);
+  SharedStatic& v = g_static_vars[begin];
+  if (!v.kernel && v.host_ra) report_shared_static(begin, v.host_ra, v.host_store);  // host code came first
+  v.kernel = true;
+  t_marked_begin = begin;
+  t_marked_end = end;
+}
+
+/// Every direct access of a variable kernels use is reported (and counted by the watch).
+void host_static_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
+  std::uintptr_t end = 0;
+  const std::uintptr_t begin = static_variable_of(a, size, end);
+  std::lock_guard<std::mutex> lock(g_static_mutex);
+  SharedStatic& v = g_static_vars[begin];
+  if (!v.host_ra) {
+    v.host_ra = ra;
+    v.host_store = store;
+  }
+  if (v.kernel) report_shared_static(begin, ra, store);
+}
+
 /// A load or store by host code of a traced file (not inside a kernel). Legal on the emulator,
 /// where device memory is host memory, but an illegal address on a GPU: reported, not stopped,
 /// so that the program runs on and the grader can say what happened.
 __attribute__((noinline)) void host_access(std::uintptr_t a, unsigned size, bool store, std::uintptr_t ra) {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
-  if (!device_allocation_of(a, size, base, bytes)) return;  // host memory: nothing to say
-  watch_note_host_access(ra, store);
-  if (!g_sanitizer || bump_finding(kHostAccess, ra)) return;
-  FindingRecord f;
-  f.kind = kHostAccess;
-  f.ra = ra;
-  // After the kernels' findings, in the order host code first made them.
-  static std::atomic<unsigned long long> order{0};
-  f.block = (1ull << 63) + order++;
-  f.count = 1;
-  f.detail = std::string("host code ") + (store ? "wrote" : "read") + " device memory directly (" +
-             describe_device_bytes(base, bytes, a - base, size) +
-             "): on a GPU the host cannot dereference a device pointer (illegal address). " +
-             (store ? "Write a host array and copy it with gpulab::copy_to_device / cudaMemcpy instead."
-                    : "Copy it with gpulab::copy_to_host / cudaMemcpy first.");
-  add_finding(f);
+  if (!device_allocation_of(a, size, base, bytes)) {
+    if (static_device_data(a, size) && static_data_traced()) host_static_access(a, size, store, ra);
+    return;  // other host memory: nothing to say
+  }
+  add_host_finding(ra, store,
+                   std::string("host code ") + (store ? "wrote" : "read") + " device memory directly (" +
+                       describe_device_bytes(base, bytes, a - base, size) +
+                       "): on a GPU the host cannot dereference a device pointer (illegal address). " +
+                       (store ? "Write a host array and copy it with gpulab::copy_to_device / cudaMemcpy instead."
+                              : "Copy it with gpulab::copy_to_host / cudaMemcpy first."));
 }
 
 std::string write_write_race(const Worker& w, const Thread& t, unsigned other, bool global = false) {
@@ -506,6 +577,7 @@ __attribute__((always_inline)) inline void device_access(Worker& w, Thread& t, c
 /// grader asks them of its buffers).
 __attribute__((noinline)) void static_access(Worker& w, Thread& t, const Launch& L, std::uintptr_t a, unsigned size,
                                              std::uint8_t flags, std::uintptr_t ra) {
+  kernel_static_access(a, size);
   sanitize_global(w, t, L.allocations.size(), a, size, flags, ra);
   record(w, t, a, size, flags, ra);
 }

@@ -480,6 +480,8 @@ inline void cross_block_note_atomic(Worker& w) {
 void static_data_range(std::uintptr_t& begin, std::size_t& bytes);
 /// "the static variable 'stage' (offset 12)" for an address of the executable's static data.
 std::string static_data_label(std::uintptr_t a);
+/// [begin, end) of the executable's data symbol holding `a`; false where no symbol holds it.
+bool static_variable_bounds(std::uintptr_t a, std::uintptr_t& begin, std::uintptr_t& end);
 /// A traced access from a helper called by kernel code (device_calls.cpp): as a load or store of
 /// the kernel file at `ra`; size is 1, 2, 4, 8 or 16.
 void trace_from_helper(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra);

@@ -119,8 +119,9 @@ std::vector<SharedVariable> read_shared_variables(std::size_t tls_size) {
 
 }  // namespace
 
-std::string static_data_label(std::uintptr_t a) {
-  // The executable's data symbols, at their run-time addresses (a PIE is loaded anywhere).
+namespace {
+/// The executable's data symbols, at their run-time addresses (a PIE is loaded anywhere).
+const std::vector<ElfSymbol>& data_symbols() {
   static const std::vector<ElfSymbol> symbols = [] {
     std::uintptr_t load = 0;
     dl_iterate_phdr(
@@ -133,12 +134,31 @@ std::string static_data_label(std::uintptr_t a) {
     for (ElfSymbol& s : v) s.value += load;
     return v;
   }();
+  return symbols;
+}
+
+/// The data symbol holding `a`, or null.
+const ElfSymbol* data_symbol_at(std::uintptr_t a) {
+  const std::vector<ElfSymbol>& symbols = data_symbols();
   auto it = std::upper_bound(symbols.begin(), symbols.end(), a,
                              [](std::uintptr_t x, const ElfSymbol& s) { return x < s.value; });
-  if (it != symbols.begin() && a < std::prev(it)->value + std::prev(it)->size)
-    return "the static variable '" + short_name(std::prev(it)->name.c_str()) + "' (offset " +
-           std::to_string(a - std::prev(it)->value) + ")";
+  if (it != symbols.begin() && a < std::prev(it)->value + std::prev(it)->size) return &*std::prev(it);
+  return nullptr;
+}
+}  // namespace
+
+std::string static_data_label(std::uintptr_t a) {
+  if (const ElfSymbol* s = data_symbol_at(a))
+    return "the static variable '" + short_name(s->name.c_str()) + "' (offset " + std::to_string(a - s->value) + ")";
   return "the program's static data";
+}
+
+bool static_variable_bounds(std::uintptr_t a, std::uintptr_t& begin, std::uintptr_t& end) {
+  const ElfSymbol* s = data_symbol_at(a);
+  if (!s) return false;
+  begin = s->value;
+  end = s->value + s->size;
+  return true;
 }
 
 const std::vector<SharedVariable>& shared_variables() {

@@ -253,11 +253,13 @@ void note_host_read(const void* src, std::size_t bytes, const char* how, const c
 }
 
 void host_copy(void* dst, const void* src, std::size_t bytes, const char* how, const char* file, int line) {
-  // The grader tells uploads of host data from copies within the device, and sees downloads.
-  const bool from_device = bytes && is_device_range(src, bytes);
-  const std::string named = from_device && is_device_range(dst, bytes) ? std::string(how) + " (device to device)" : how;
+  // The grader tells uploads of host data from copies within the device, and sees downloads
+  // (of allocations and of __device__ / __constant__ variables, cudaMemcpyFromSymbol's).
+  auto device = [bytes](const void* p) { return is_device_range(p, bytes) || is_device_symbol_range(p, bytes); };
+  const bool from_device = bytes && device(src);
+  const std::string named = from_device && device(dst) ? std::string(how) + " (device to device)" : how;
   note_host_write(dst, bytes, named.c_str(), file, line);
-  if (from_device && !is_device_range(dst, bytes)) note_host_read(src, bytes, how, file, line);
+  if (from_device && !device(dst)) note_host_read(src, bytes, how, file, line);
   const DeviceMemoryScope open;
   if (bytes) std::memmove(dst, src, bytes);
 }

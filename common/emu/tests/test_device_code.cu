@@ -42,6 +42,23 @@ __global__ void static_counter_without_atomics(int* out) {
 
 __global__ void reads_warp_size(int* out) { out[threadIdx.x] = warpSize; }
 
+__device__ float g_staged[32];
+__device__ float g_from_host;
+// Stages a row in a __device__ array for host code to read, and copies g_from_host out.
+__global__ void stage_row(const float* in, float* out) {
+  g_staged[threadIdx.x] = in[threadIdx.x];
+  if (threadIdx.x == 0) out[0] = g_from_host;
+}
+// Host code that reads the staged row directly (on a GPU: a host copy of it, zeros).
+void host_reads_staged_row(float* sum) {
+  float s = 0.0f;
+  for (int i = 0; i < 32; ++i) s += g_staged[i];
+  *sum = s;
+}
+void host_writes_variable(float v) {
+  g_from_host = v;
+}
+
 // Each thread copies its own row with memcpy: a strided read the metrics must see at that line.
 __global__ void row_memcpy(const float* m, float* out, int n) {
   float row[kRows];
@@ -169,6 +186,32 @@ TEST_P(DeviceCode, AStaticCounterIncrementedWithoutAtomicsIsARace) {
   const auto races = of_kind("race");
   ASSERT_FALSE(races.empty());
   EXPECT_EQ(races[0].line, line_of("static_counter_without_atomics", 1, "g_counter = g_counter + 1")) << races[0].message;
+}
+
+TEST_P(DeviceCode, HostCodeTouchingADeviceVariableIsAHostAccess) {
+  DeviceBuffer<float> in(std::vector<float>(32, 1.0f)), out(1);
+  // A symbol copy is the runtime's: no finding.
+  const float two = 2.0f;
+  ASSERT_EQ(cudaMemcpyToSymbol(g_from_host, &two, sizeof two), cudaSuccess);
+  launch(stage_row, 1, 32, 0, in.data(), out.data());
+  gpulab::synchronize();
+  float back = 0.0f;
+  ASSERT_EQ(cudaMemcpyFromSymbol(&back, g_from_host, sizeof back), cudaSuccess);
+  EXPECT_EQ(back, 2.0f);
+  EXPECT_TRUE(of_kind("host-access").empty()) << of_kind("host-access")[0].message;
+  // Host code reading what the kernel staged: reported at its line, whichever side came first.
+  float sum = 0.0f;
+  host_reads_staged_row(&sum);
+  EXPECT_EQ(sum, 32.0f);
+  host_writes_variable(3.0f);  // before the next launch: reported when a kernel uses it
+  launch(stage_row, 1, 32, 0, in.data(), out.data());
+  gpulab::synchronize();
+  const auto found = of_kind("host-access");
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].line, line_of("host_reads_staged_row", 1, "s += g_staged")) << found[0].message;
+  EXPECT_NE(found[0].message.find("'g_staged'"), std::string::npos) << found[0].message;
+  EXPECT_NE(found[0].message.find("cudaMemcpyFromSymbol"), std::string::npos) << found[0].message;
+  EXPECT_EQ(found[1].line, line_of("host_writes_variable", 1, "g_from_host = v")) << found[1].message;
 }
 
 TEST_P(DeviceCode, WarpSizeIsNotTraffic) {
