@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Grader v3 on the GPU machine (repository root): builds the cuda preset and runs, in a detached
+# queue that survives the command that starts it, the references of every lab, the
+# legitimate-idioms corpus, the adversarial suite, the verdict suite and the grader's unit tests,
+# all on cuda. Results page: docs/results/grader-v3-h200.md.
+#
+# Usage: bash docs/results/grader-v3-h200.sh start  [LOGDIR]   # starts the queue, returns at once
+#        bash docs/results/grader-v3-h200.sh status [LOGDIR]   # the queue's progress so far
+#        bash docs/results/grader-v3-h200.sh run    [LOGDIR]   # the queue itself, in the foreground
+# LOGDIR defaults to build/grader-v3-logs.
+set -uo pipefail
+what="${1:-run}"
+logs="$(realpath -m "${2:-build/grader-v3-logs}")"
+here="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$here"
+export GPULAB_NO_INSTALL=1  # no network there: never try apt-get
+mkdir -p "$logs"
+
+case "$what" in
+  start)
+    setsid nohup bash "$0" run "$logs" > "$logs/queue.log" 2>&1 < /dev/null &
+    echo "queue started (pid $!), logs in $logs"
+    exit 0 ;;
+  status)
+    cat "$logs/queue.log" 2>/dev/null
+    exit 0 ;;
+esac
+
+stamp() { echo "[$(date +%H:%M:%S)] $*"; }
+summary() { python3 -c '
+import json,sys
+try:
+    r=json.load(open(sys.argv[1]))
+except Exception as e:
+    print("no report:", e); sys.exit(0)
+for l in r["labs"]:
+    bad=[c["name"] for c in l["checks"] if not c["passed"]]
+    perf=["%s=%s" % (c["name"].split(".")[-1], c.get("value")) for c in l["checks"] if c["kind"]=="performance"]
+    print(l["lab"], "%.2f/%.2f" % (l["score"], l["max_score"]), "failed:", ",".join(bad) or "none", "|", " ".join(perf))
+' "$1"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$logs/gpu.txt"
+stamp "GPU: $(cat "$logs/gpu.txt")"
+t0=$(date +%s)
+if ! { cmake --preset cuda > "$logs/configure.log" 2>&1 && cmake --build build/cuda -j "$(nproc)" > "$logs/build.log" 2>&1; }; then
+  stamp "build failed"; grep -E "error" "$logs/build.log" | head -30; exit 1
+fi
+stamp "built in $(( $(date +%s) - t0 )) s"
+
+# References (one after another) while the idioms are graded beside them: every grade takes the
+# GPU lock for its timed runs, so timings never share the GPU.
+(
+  for lab in 01 02 03 04 05 06; do
+    ./gpulab grade "$lab" --impl solution --json "$logs/ref$lab.json" > "$logs/ref$lab.txt" 2>&1
+    stamp "reference $lab: exit $? :: $(summary "$logs/ref$lab.json")"
+  done
+) > "$logs/references.log" 2>&1 &
+refs=$!
+ctest --test-dir build/cuda -L idioms -j 3 --timeout 600 --output-on-failure > "$logs/idioms.log" 2>&1
+stamp "idioms: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/idioms.log")"
+grep -E "\*\*\*Failed|Timeout" "$logs/idioms.log" | head -20
+wait $refs
+cat "$logs/references.log"
+
+ctest --test-dir build/cuda -L adversarial -j 8 --timeout 300 --output-on-failure > "$logs/adversarial.log" 2>&1
+stamp "adversarial suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/adversarial.log")"
+grep -E "\*\*\*Failed|Timeout" "$logs/adversarial.log" | head -40
+
+ctest --test-dir build/cuda -R "Submissions/Verdict" -j 6 --timeout 300 --output-on-failure > "$logs/verdicts.log" 2>&1
+stamp "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/verdicts.log")"
+grep -E "\*\*\*Failed|Timeout" "$logs/verdicts.log" | head -20
+
+ctest --test-dir build/cuda -L grader -E "Verdict|Adversarial|idiom|new_lab" -j 8 --timeout 300 > "$logs/unit.log" 2>&1
+stamp "grader unit tests: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/unit.log")"
+grep -E "\*\*\*Failed|Timeout" "$logs/unit.log" | head -20
+stamp "done in $(( $(date +%s) - t0 )) s"
