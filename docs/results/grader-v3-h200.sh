@@ -6,11 +6,14 @@
 #
 # Usage: bash docs/results/grader-v3-h200.sh start  [LOGDIR]   # starts the queue, returns at once
 #        bash docs/results/grader-v3-h200.sh status [LOGDIR]   # the queue's progress so far
+#        bash docs/results/grader-v3-h200.sh wait SECONDS [LOGDIR]   # waits for it (a machine that
+#                                                       # goes idle is given back: keep a call open)
 #        bash docs/results/grader-v3-h200.sh run    [LOGDIR]   # the queue itself, in the foreground
 # LOGDIR defaults to build/grader-v3-logs.
 set -uo pipefail
 what="${1:-run}"
-logs="$(realpath -m "${2:-build/grader-v3-logs}")"
+if [ "$what" = wait ]; then logdir="${3:-}"; else logdir="${2:-}"; fi
+logs="$(realpath -m "${logdir:-build/grader-v3-logs}")"
 here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
 export GPULAB_NO_INSTALL=1  # no network there: never try apt-get
@@ -22,7 +25,13 @@ case "$what" in
     echo "queue started (pid $!), logs in $logs"
     exit 0 ;;
   status)
-    cat "$logs/queue.log" 2>/dev/null
+    cat "$logs/queue.log" "$logs"/lane*.log 2>/dev/null
+    exit 0 ;;
+  wait)  # waits up to $2 seconds for the queue to end, printing progress; LOGDIR is $3
+    end=$(( $(date +%s) + ${2:-540} ))
+    while [ "$(date +%s)" -lt "$end" ] && ! grep -q "done in" "$logs/queue.log" 2>/dev/null; do sleep 15; done
+    cat "$logs/queue.log" "$logs"/lane*.log 2>/dev/null
+    for f in "$logs"/*.log; do echo "$(basename "$f"): $(grep -c "Test *#" "$f") tests ended"; done
     exit 0 ;;
 esac
 
@@ -47,30 +56,28 @@ if ! { cmake --preset cuda > "$logs/configure.log" 2>&1 && cmake --build build/c
 fi
 stamp "built in $(( $(date +%s) - t0 )) s"
 
-# References (one after another) while the idioms are graded beside them: every grade takes the
-# GPU lock for its timed runs, so timings never share the GPU.
+# Three lanes at once; every grade takes the GPU lock (build/cuda/.gpulab-gpu.lock) for its
+# timed runs and sanitizer runs, so no timing shares the GPU: (1) the references, one after
+# another, then the verdict suite; (2) the legitimate-idioms corpus; (3) the adversarial suite.
 (
   for lab in 01 02 03 04 05 06; do
     ./gpulab grade "$lab" --impl solution --json "$logs/ref$lab.json" > "$logs/ref$lab.txt" 2>&1
     stamp "reference $lab: exit $? :: $(summary "$logs/ref$lab.json")"
   done
-) > "$logs/references.log" 2>&1 &
-refs=$!
-ctest --test-dir build/cuda -L idioms -j 3 --timeout 600 --output-on-failure > "$logs/idioms.log" 2>&1
-stamp "idioms: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/idioms.log")"
-grep -E "\*\*\*Failed|Timeout" "$logs/idioms.log" | head -20
-wait $refs
-cat "$logs/references.log"
-
-ctest --test-dir build/cuda -L adversarial -j 8 --timeout 300 --output-on-failure > "$logs/adversarial.log" 2>&1
+  ctest --test-dir build/cuda -R "Submissions/Verdict" -j 4 --timeout 900 --output-on-failure > "$logs/verdicts.log" 2>&1
+  stamp "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/verdicts.log")"
+  grep -E "\*\*\*Failed|Timeout" "$logs/verdicts.log" | head -20
+) > "$logs/lane1.log" 2>&1 &
+lane1=$!
+(
+  ctest --test-dir build/cuda -L idioms -j 3 --timeout 900 --output-on-failure > "$logs/idioms.log" 2>&1
+  stamp "idioms: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/idioms.log")"
+  grep -E "\*\*\*Failed|Timeout" "$logs/idioms.log" | head -20
+) > "$logs/lane2.log" 2>&1 &
+lane2=$!
+ctest --test-dir build/cuda -L adversarial -j 6 --timeout 900 --output-on-failure > "$logs/adversarial.log" 2>&1
 stamp "adversarial suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/adversarial.log")"
 grep -E "\*\*\*Failed|Timeout" "$logs/adversarial.log" | head -40
-
-ctest --test-dir build/cuda -R "Submissions/Verdict" -j 6 --timeout 300 --output-on-failure > "$logs/verdicts.log" 2>&1
-stamp "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/verdicts.log")"
-grep -E "\*\*\*Failed|Timeout" "$logs/verdicts.log" | head -20
-
-ctest --test-dir build/cuda -L grader -E "Verdict|Adversarial|idiom|new_lab" -j 8 --timeout 300 > "$logs/unit.log" 2>&1
-stamp "grader unit tests: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/unit.log")"
-grep -E "\*\*\*Failed|Timeout" "$logs/unit.log" | head -20
+wait $lane1 $lane2
+cat "$logs/lane1.log" "$logs/lane2.log"
 stamp "done in $(( $(date +%s) - t0 )) s"

@@ -148,10 +148,11 @@ TEST(GraderSourceRules, EveryKernelFileOfTheRepositoryPasses) {
 }
 
 /// The emulator's own tests are no hand-ins: those that probe the compiler (__clang__, GNU
-/// attributes, __builtin_alloca) or the emulator's internals (gpulab_emu_*, GPULAB_*) are refused
+/// attributes, __builtin_alloca, the builtin atomics the device pass traces) or the emulator's internals (gpulab_emu_*, GPULAB_*) are refused
 /// for those words alone; every CUDA intrinsic they use is allowed.
 TEST(GraderSourceRules, EmulatorTestsUseOnlyAllowedIntrinsics) {
-  const std::set<std::string> probes = {"__attribute__", "__clang__", "__GNUC__", "__builtin_alloca", "__builtin_FILE"};
+  const std::set<std::string> probes = {"__attribute__", "__clang__", "__GNUC__", "__builtin_alloca", "__builtin_FILE",
+                                         "__atomic_fetch_add"};
   for (const auto& e : fs::recursive_directory_iterator(fs::path(GPULAB_TEST_SOURCE_DIR) / "common/emu/tests")) {
     if (!e.is_regular_file() || e.path().extension() != ".cu") continue;
     std::ifstream in(e.path(), std::ios::binary);
