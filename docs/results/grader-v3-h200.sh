@@ -18,6 +18,9 @@ here="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$here"
 export GPULAB_NO_INSTALL=1  # no network there: never try apt-get
 mkdir -p "$logs"
+# The queue runs from a private copy of the tree (SRC, default /tmp/gpulab-grader-v3): the
+# device tool copies the working tree again at each call, which must not touch a running queue.
+src="${SRC:-/tmp/gpulab-grader-v3}"
 
 case "$what" in
   start)
@@ -48,6 +51,7 @@ for l in r["labs"]:
     print(l["lab"], "%.2f/%.2f" % (l["score"], l["max_score"]), "failed:", ",".join(bad) or "none", "|", " ".join(perf))
 ' "$1"; }
 
+mkdir -p "$src" && tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C "$src" && cd "$src"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$logs/gpu.txt"
 stamp "GPU: $(cat "$logs/gpu.txt")"
 t0=$(date +%s)
@@ -75,7 +79,7 @@ lane1=$!
   grep -E "\*\*\*Failed|Timeout" "$logs/idioms.log" | head -20
 ) > "$logs/lane2.log" 2>&1 &
 lane2=$!
-ctest --test-dir build/cuda -L adversarial -j 6 --timeout 900 --output-on-failure > "$logs/adversarial.log" 2>&1
+ctest --test-dir build/cuda -L adversarial -j 4 --timeout 900 --output-on-failure > "$logs/adversarial.log" 2>&1
 stamp "adversarial suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/adversarial.log")"
 grep -E "\*\*\*Failed|Timeout" "$logs/adversarial.log" | head -40
 wait $lane1 $lane2

@@ -443,11 +443,17 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       if (const std::string bad = source_rules::check_source(text, fs::path(files[k]).filename().string());
           !bad.empty())
         return failed(bad);
-    std::ofstream(staged, std::ios::binary)
-        << (defence_enabled("staging") ? vetting::staged_text(text, files[k])
-                                       : "#line 1 \"" + files[k] + "\"\n" + text);  // unescaped, BOM kept
     const std::string object = work_dir + "/obj/" + source + ".o", deps = work_dir + "/obj/" + source + ".d";
     std::vector<std::string> cmd = compile_command(build_dir, lab.id, lab.submission_dir + "/" + source);
+    // The name the staged copy's #line gives the hand-in. nvcc (-lineinfo) writes it into the
+    // PTX's .file directive, which ptxas cannot read back with a quote or a backslash in it: for
+    // nvcc they become '_' (a hand-in in such a folder is no less a hand-in).
+    std::string line_name = files[k];
+    if (!cmd.empty() && fs::path(cmd[0]).filename() == "nvcc")
+      std::replace_if(line_name.begin(), line_name.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
+    std::ofstream(staged, std::ios::binary)
+        << (defence_enabled("staging") ? vetting::staged_text(text, line_name)
+                                       : "#line 1 \"" + files[k] + "\"\n" + text);  // unescaped, BOM kept
     for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
       if (cmd[i] == "-o") cmd[i + 1] = object;
     for (auto& arg : cmd)
@@ -493,7 +499,8 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
       return failed("compiling " + source + " did not finish within " + std::to_string(int(timeout_seconds)) +
                         " s (the build's time limit)\n  hint: a template or constexpr computation that never ends?",
                     isolation);
-    const Readable readable = readable_by(lab, files[k], work_dir);
+    Readable readable = readable_by(lab, files[k], work_dir);
+    readable.files.push_back(line_name);  // the name the compiler knows it by
     if (!cc.ok()) {
       // The include rules first (the dependency list is written on errors too): a file the
       // hand-in may not read never reaches its messages.

@@ -75,9 +75,11 @@ TEST_P(Adversarial, Verdict) {
     json = dir / "no" / "such" / "dir" / "report.json";
   }
   const std::string env = c.defended ? "" : "GPULAB_GRADER_DISABLE=" + c.stated.defences;
-  // A fault case may leave a process behind when undefended: a time limit on the whole run.
+  // A fault case may leave a process behind when undefended: a time limit on the whole run. On a
+  // GPU a grade also waits for the GPU lock behind the other grades ctest runs at once.
   if (!c.defended && c.stated.defences == "none") GTEST_SKIP() << "no defence to switch off";
-  const verdict::Outcome o = verdict::grade("timeout 120 " + std::string(GPULAB_GRADER), c.lab,
+  const std::string limit = std::string(GPULAB_BACKEND_NAME) == "emu" ? "120" : "600";
+  const verdict::Outcome o = verdict::grade("timeout " + limit + " " + std::string(GPULAB_GRADER), c.lab,
                                             "--submission '" + c.path.string() + "'", c.stated.options, env, json,
                                             dir / "grader.log");
   const std::string unmet = verdict::unmet(o, c.stated.expect);

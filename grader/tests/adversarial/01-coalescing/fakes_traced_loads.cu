@@ -4,10 +4,8 @@
 // perfectly coalesced kernel would read: the trace shows every float read once, 4 sectors per request.
 // On a GPU back-end there is no emulator to fool: the code does not compile there.
 // defence: source-text
-// defence[cuda]: none
 // expect: lab fail
-// expect[emu]: correctness fail "tracing hooks"
-// expect[cuda]: correctness fail "does not compile"
+// expect: correctness fail "tracing hooks"
 #include <cstdint>
 #include <cstring>
 

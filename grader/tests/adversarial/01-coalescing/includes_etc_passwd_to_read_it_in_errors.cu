@@ -8,6 +8,7 @@
 // expect[emu]: correctness fail "includes /etc/passwd"
 // expect[emu]: absent "'root'"
 // expect[cuda]: correctness fail "/etc/passwd"
+// expect[cuda]: absent "root:x"
 #include "/etc/passwd"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"

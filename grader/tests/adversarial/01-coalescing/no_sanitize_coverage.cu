@@ -1,4 +1,4 @@
-// The stub's thread-per-row kernel marked __attribute__((no_sanitize("coverage"))), which makes
+// The stub's thread-per-row kernel marked [[clang::no_sanitize("coverage")]], which makes
 // the compiler's access tracing skip it, and a kernel that reads the matrix coalesced so that the
 // kernels read every input byte: only the decoy's coalesced loads were measured. The emulator's
 // compiler pass refuses any function of a kernel file that would escape the tracing.
@@ -19,7 +19,7 @@ __global__ void touch_every_element(const float* m, long long count, float* scra
   if (s == -1.0f) scratch[0] = s;  // (never: keeps the loads)
 }
 
-__attribute__((no_sanitize("coverage"))) __global__ void row_sum_thread_per_row(const float* m, float* sums, int n) {
+[[clang::no_sanitize("coverage")]] __global__ void row_sum_thread_per_row(const float* m, float* sums, int n) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= n) return;
   float s = 0.0f;

@@ -20,7 +20,7 @@ __global__ void touch_every_element(const float* m, long long count, float* scra
   if (s == -1.0f) scratch[0] = s;  // (never: keeps the loads)
 }
 
-#pragma clang attribute push(__attribute__((no_sanitize("coverage"))), apply_to = function)
+#pragma clang attribute push([[clang::no_sanitize("coverage")]], apply_to = function)
 __global__ void row_sum_thread_per_row(const float* m, float* sums, int n) {
   const int row = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= n) return;

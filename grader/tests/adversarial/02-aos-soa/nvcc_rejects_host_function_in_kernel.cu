@@ -6,6 +6,7 @@
 // "not predicted" and only the roofline, which passes the kernels, was graded. A prediction the
 // hand-in denies fails.
 // defence: prediction-required
+// defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
 // expect[emu]: performance.positions_only_predicted fail "not predicted: nvcc could not compile"

@@ -1,5 +1,5 @@
 // A transpose that writes `out` along its rows and reads `in` down its columns through a helper
-// marked __attribute__((disable_sanitizer_instrumentation)) (the tracing does not see it), plus a
+// marked [[clang::disable_sanitizer_instrumentation]] (the tracing does not see it), plus a
 // kernel that reads `in` along its rows and keeps nothing, so that the kernels read every input
 // byte: the measured loads and stores were all coalesced. The emulator's compiler pass refuses
 // any function of a kernel file that would escape the tracing.
@@ -13,7 +13,7 @@
 namespace {
 
 template <class T>
-__attribute__((disable_sanitizer_instrumentation, noinline)) __device__ T load_unseen(const T* p) {
+[[clang::disable_sanitizer_instrumentation, gnu::noinline]] __device__ T load_unseen(const T* p) {
   return *p;
 }
 

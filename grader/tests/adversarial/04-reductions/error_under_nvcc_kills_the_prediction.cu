@@ -4,6 +4,7 @@
 // and passed. Two defences, each alone: the source-text rule refuses a test of __CUDACC__, and a
 // prediction the hand-in denies fails.
 // defence: source-text,prediction-required
+// defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
 // expect[emu]: performance fail

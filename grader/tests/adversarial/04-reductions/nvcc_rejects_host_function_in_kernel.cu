@@ -5,6 +5,7 @@
 // same file, but nvcc's PTX, from which the bytes in flight are read, cannot be had, and the speed
 // check used to say "no speed prediction" and pass. Now a prediction the hand-in denies fails.
 // defence: prediction-required
+// defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
 // expect[emu]: performance.predicted_fraction_of_vendor fail "not predicted: nvcc could not compile"

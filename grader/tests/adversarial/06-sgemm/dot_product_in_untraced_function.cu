@@ -1,6 +1,6 @@
 // The stub's naive SGEMM (row of A and column of B walked per thread, neighbouring threads a row
-// of B apart) with its dot product in a device function marked __attribute__((no_sanitize(
-// "coverage"))), which the tracing skips, and a kernel that reads A and B coalesced and keeps
+// of B apart) with its dot product in a device function marked
+// [[clang::no_sanitize("coverage")]], which the tracing skips, and a kernel that reads A and B coalesced and keeps
 // nothing, so that the kernels read every input byte: the measured loads were coalesced and few.
 // The emulator's compiler pass refuses any function of a kernel file that would escape the
 // tracing.
@@ -21,7 +21,7 @@ __global__ void touch_every_element(const float* a, long long count, float* scra
   if (s == -1.0f) scratch[0] = s;  // (never: keeps the loads)
 }
 
-__attribute__((no_sanitize("coverage"), noinline)) __device__ float dot(const float* a, const float* b, int K, int N) {
+[[clang::no_sanitize("coverage"), gnu::noinline]] __device__ float dot(const float* a, const float* b, int K, int N) {
   float acc = 0.0f;
   for (int k = 0; k < K; ++k) acc += a[k] * b[static_cast<long long>(k) * N];
   return acc;

@@ -6,6 +6,7 @@
 // Two defences, each alone: the source-text rule refuses a test of __CUDACC__ (one program for
 // every compiler), and a prediction that nvcc's view is denied fails instead of falling back.
 // defence: source-text,prediction-required
+// defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
 // expect[emu]: performance fail

@@ -5,6 +5,7 @@
 // had, and the grade used to fall back to the memory-traffic rule, which passed the kernel. Now a
 // prediction the hand-in denies fails, saying why.
 // defence: prediction-required
+// defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
 // expect[emu]: performance fail "not predicted: nvcc could not compile"
