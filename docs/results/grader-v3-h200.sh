@@ -59,6 +59,13 @@ if ! { cmake --preset cuda > "$logs/configure.log" 2>&1 && cmake --build build/c
   stamp "build failed"; grep -E "error" "$logs/build.log" | head -30; exit 1
 fi
 stamp "built in $(( $(date +%s) - t0 )) s"
+# The emulator every GPU grade runs beside it (where the work happened, portability), as
+# ./gpulab grade builds it: g++ there (no clang).
+if ! { cmake --preset emu-gcc > "$logs/configure-emu.log" 2>&1 &&
+       cmake --build build/emu-gcc -j "$(nproc)" --target gpulab-grade > "$logs/build-emu.log" 2>&1; }; then
+  stamp "the emulator (emu-gcc) did not build"; grep -E "error" "$logs/build-emu.log" | head -30; exit 1
+fi
+stamp "emulator built after $(( $(date +%s) - t0 )) s"
 
 # Three lanes at once; every grade takes the GPU lock (build/cuda/.gpulab-gpu.lock) for its
 # timed runs and sanitizer runs, so no timing shares the GPU: (1) the references, one after
