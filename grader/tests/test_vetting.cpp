@@ -48,7 +48,7 @@ TEST_F(Vetting, AByteOrderMarkAndAnyPathStillCompileAndAreNamedInMessages) {
 // ---- hand-in files ----------------------------------------------------------------------------
 
 TEST_F(Vetting, HandinFilesInsideTheHandinAreAcceptedLinksLeavingItAreNot) {
-  const fs::path h = dir_ / "handin", file = h / "labs/01-coalescing/row_sum.cu";
+  const fs::path h = dir_ / "handin", file = h / "labs/01-coalescing/row_sum.cu";  // a hand-in's own tree: not the working copy
   write(h / "mine/row_sum.cu", "void row_sum(const float*, float*, int) {}\n");
   fs::create_directories(file.parent_path());
   fs::create_symlink("../../mine/row_sum.cu", file);  // a link within the hand-in: fine

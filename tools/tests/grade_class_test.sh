@@ -17,7 +17,7 @@ class="$tmp/class"
 mkdir -p "$class/ana" "$class/ben" "$class/cy/labs/01-coalescing" "$class/dee" "$class/notes"
 cp "$root/solutions/01-coalescing/row_sum.cu" "$class/ana/"
 cp "$subs/stub/row_sum.cu" "$class/ben/"
-cp "$subs/does_not_compile.cu" "$class/cy/labs/01-coalescing/row_sum.cu"
+cp "$subs/does_not_compile.cu" "$class/cy/labs/01-coalescing/row_sum.cu"  # a hand-in's tree: not the working copy
 cp "$subs/out_of_bounds_write.cu" "$class/dee/row_sum.cu"
 cp "$subs/off_by_one_rows.cu" "$class/eve.cu"
 echo "no code here" > "$class/notes/readme.txt"

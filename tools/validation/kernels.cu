@@ -15,7 +15,7 @@
 
 // Lab 01's own kernels: the stub (thread per row) and the reference (block per row, float4).
 namespace stub {
-#include "../../labs/01-coalescing/row_sum.cu"
+#include "../../grader/tests/submissions/01-coalescing/stub/row_sum.cu"  // the stub as shipped, not the working copy
 }
 namespace reference {
 #include "../../solutions/01-coalescing/row_sum.cu"

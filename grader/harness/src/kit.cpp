@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -1058,6 +1059,12 @@ const MetricRow* hottest_global(const Call& call, bool store) {
 
 const MetricRow* hottest_global_load(const Call& call) { return hottest_global(call, false); }
 const MetricRow* hottest_global_store(const Call& call) { return hottest_global(call, true); }
+
+std::string num(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
 
 std::string where(const std::string& file, int line) {
   return file.substr(file.rfind('/') + 1) + ":" + std::to_string(line);

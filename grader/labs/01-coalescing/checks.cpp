@@ -276,7 +276,7 @@ TEST(performance, bandwidth_vs_copy) {
   // reaches about 0.6 of the reference on an H200; see docs/results/lab01-h200.md).
   suggest_threshold("min_fraction_of_copy", worst, 0.5);
   if (worst < min_fraction)
-    ADD_FAILURE() << report << "below " << min_fraction
+    ADD_FAILURE() << report << "below " << kit::num(min_fraction)
                   << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
                      " row); see labs/01-coalescing/README.md";
   else

@@ -478,7 +478,7 @@ TEST(performance, positions_only_bandwidth) {
   record(r.value, min_fraction, "of copy bandwidth");
   suggest_threshold("min_fraction_of_copy", r.value, 0.75);
   if (r.value < min_fraction)
-    ADD_FAILURE() << r.text << "\nbelow " << min_fraction
+    ADD_FAILURE() << r.text << "\nbelow " << kit::num(min_fraction)
                   << " of the copy bandwidth\n  hint: a positions-only kernel over AoS moves whole particles; keep the"
                      " positions in an array of their own (labs/02-aos-soa/README.md, \"The idea\")";
   else
@@ -528,7 +528,7 @@ TEST(performance, all_fields_bandwidth) {
   record(r.value, min_fraction, "of copy bandwidth (all fields)");
   suggest_threshold("min_fraction_of_copy_all_fields", r.value, 0.75);
   if (r.value < min_fraction)
-    ADD_FAILURE() << "n = " << n << ": " << r.text << "\nbelow " << min_fraction
+    ADD_FAILURE() << "n = " << n << ": " << r.text << "\nbelow " << kit::num(min_fraction)
                   << " of the copy bandwidth\n  hint: the all-fields kernel touches every byte: each field should"
                      " load and store as whole float4 runs, one per array (README: \"The counter-case: a kernel that touches every field\")";
   else
@@ -562,7 +562,7 @@ TEST(performance, conversion_bandwidth) {
   suggest_threshold("min_fraction_of_copy_conversion", worse.value, 0.75);
   const std::string text = "n = " + std::to_string(n) + ": " + to.text + "; " + from.text;
   if (worse.value < min_fraction)
-    ADD_FAILURE() << text << "\nbelow " << min_fraction
+    ADD_FAILURE() << text << "\nbelow " << kit::num(min_fraction)
                   << " of the copy bandwidth\n  hint: a thread per particle reads (or writes) 64 bytes apart on the AoS"
                      " side; stage a tile in shared memory so both sides move consecutive float4 (README: \"Converting AoS to SoA\")";
   else

@@ -425,7 +425,7 @@ TEST(performance, shared_memory_work) {
   record(per_1024, max_wavefronts, "shared wavefronts per 1024 elements");
   suggest_threshold("max_shared_wavefronts_per_1024", per_1024, 2.0);
   if (per_1024 > max_wavefronts)
-    ADD_FAILURE() << os.str() << "\n  more than " << max_wavefronts
+    ADD_FAILURE() << os.str() << "\n  more than " << kit::num(max_wavefronts)
                   << " per 1024 elements. hint: give each thread many elements (a grid-stride loop over a fixed"
                      " number of blocks), and reduce inside a warp with __shfl_down_sync (offsets from warpSize / 2)"
                      " instead of a shared-memory tree (README, \"Many elements per thread\" and \"Warp shuffles\")";
@@ -458,7 +458,7 @@ TEST(performance, spreads_over_the_gpu) {
   record(static_cast<double>(busiest->blocks), min_blocks, "blocks in the busiest launch");
   if (static_cast<double>(busiest->blocks) < min_blocks)
     ADD_FAILURE() << os.str() << ": at most " << busiest->blocks << " of an H200's 132 multiprocessors work on it (at least "
-                  << min_blocks << " blocks expected)\n  hint: launch enough blocks to fill the GPU (a few per SM) and let"
+                  << kit::num(min_blocks) << " blocks expected)\n  hint: launch enough blocks to fill the GPU (a few per SM) and let"
                      " each thread loop over many elements (README, \"Step 3: many elements per thread\", How many blocks?)";
   else
     note(os.str());
@@ -494,7 +494,7 @@ TEST(performance, predicted_fraction_of_vendor) {
   info("predicted_read_gbps", std::to_string(bandwidth / 1e9));
   record(fraction, min_fraction, "of CUB's read bandwidth, predicted for an H200");
   if (fraction < min_fraction)
-    ADD_FAILURE() << os.str() << " (at least " << min_fraction
+    ADD_FAILURE() << os.str() << " (at least " << kit::num(min_fraction)
                   << " expected, as on the GPU)\n  hint: give each thread more bytes in flight per loop trip: load a"
                      " float4, or several independent elements before adding them (README, \"Many elements per"
                      " thread\")";

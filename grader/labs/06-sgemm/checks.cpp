@@ -490,7 +490,7 @@ TEST(performance, fraction_of_vendor_library) {
      << " TFLOP/s (medians of " << mine.samples << " and " << vendor.samples << " runs"
      << (ratio.remeasured ? ", measured twice: the first was within noise of the threshold" : "") << ")";
   if (fraction < min_fraction)
-    ADD_FAILURE() << os.str() << ", below " << min_fraction
+    ADD_FAILURE() << os.str() << ", below " << kit::num(min_fraction)
                   << "\n  hint: follow the steps of labs/06-sgemm/README.md; ncu's report says whether the kernel is"
                      " memory- or compute-bound";
   else

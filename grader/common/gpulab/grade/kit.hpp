@@ -443,6 +443,10 @@ const MetricRow* hottest_global_store(const Call& call);
 /// "file.cu:line" of a path and line.
 std::string where(const std::string& file, int line);
 
+/// A number as a message shows it: `digits` significant digits, no trailing noise ("0.8", not
+/// "0.80000000000000004", which is what a double streamed into a test failure prints).
+std::string num(double v, int digits = 3);
+
 /// A ratio that must reach `threshold`, measured by `measure` (returning {ratio, relative noise,
 /// text}); measured once more when the first result is below but within noise of it.
 struct Ratio {
