@@ -12,7 +12,7 @@ if { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; } |
 fi
 gpulab() { GPULAB_NO_INSTALL=1 "$root/gpulab" "$@"; }
 out="$(GPULAB_BACKEND=emu gpulab doctor 2>&1)" || fail "doctor on emu exited $?: $out"
-for want in "compilers  *g++ [0-9]" "sandbox  " "GPU  *none" "emu  " "cuda  *lacks: an NVIDIA GPU" "rocm  *lacks: an AMD GPU"; do
+for want in "compilers  *g[+][+] [0-9]" "sandbox  " "GPU  *none" "emu  " "cuda  *lacks: an NVIDIA GPU" "rocm  *lacks: an AMD GPU"; do
   grep -qE "^  $want" <<<"$out" || fail "doctor does not say '$want':
 $out"
 done
