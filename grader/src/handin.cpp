@@ -87,22 +87,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-/// Compiler and linker lines worth showing: errors, their notes and context, the linker's causes.
-std::string compiler_errors(const std::string& output) {
-  std::istringstream in(output);
-  std::string line, errors;
-  int kept = 0;
-  while (std::getline(in, line) && kept < 25) {
-    if (line.find("error") != std::string::npos || line.find("note:") != std::string::npos ||
-        line.find("undefined reference") != std::string::npos ||
-        line.find("multiple definition") != std::string::npos ||
-        (!errors.empty() && line.rfind("  ", 0) == 0)) {
-      errors += line + "\n";
-      ++kept;
-    }
-  }
-  return errors.empty() ? tail_lines(output, 25) : errors;
-}
 
 /// The C++ compiler behind a compile or link command: nvcc's host compiler (its -ccbin, else g++).
 std::string host_compiler(const std::vector<std::string>& cmd) {
@@ -292,6 +276,39 @@ HandinBuild failed(const std::string& message, const std::string& isolation = ""
 }
 
 }  // namespace
+
+/// Compiler and linker lines worth showing (handin.hpp).
+std::string compiler_errors(const std::string& output) {
+  // A message with its place: gcc and clang "file:line[:col]: kind:", nvcc "file(line): kind".
+  static const std::regex located(R"(^(.+?)(:\d+(:\d+)?|\(\d+\)): (fatal error|error|warning|note|remark)\b)");
+  std::istringstream in(output);
+  std::string line, errors;
+  int kept = 0;
+  bool keeping = false;  // the lines that follow (the source quoted, the caret) belong to a shown error
+  while (std::getline(in, line) && kept < 25) {
+    std::smatch m;
+    bool show = false;
+    if (std::regex_search(line, m, located)) {
+      const std::string kind = m[4].str();
+      // An error, and the notes that follow it; a warning is not why the build failed.
+      keeping = kind == "error" || kind == "fatal error" || (kind == "note" && keeping);
+      show = keeping;
+    } else if (line.find("undefined reference") != std::string::npos ||
+               line.find("multiple definition") != std::string::npos || line.find("error") != std::string::npos) {
+      keeping = show = true;  // the linker's causes, "collect2: error", a ptxas error
+    } else if (!line.empty() && (line[0] == ' ' || line[0] == '\t')) {
+      show = keeping;
+    } else {
+      keeping = false;  // "In file included from", a summary line
+    }
+    if (show) {
+      errors += line + "\n";
+      ++kept;
+    }
+  }
+  return errors.empty() ? tail_lines(output, 25) : errors;
+}
+
 
 std::vector<std::string> split_command(const std::string& command) {
   std::vector<std::string> out;

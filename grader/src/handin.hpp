@@ -44,4 +44,10 @@ ProcessResult confined(const std::vector<std::string>& argv, const SandboxSpec& 
 /// Splits a shell command line as CMake writes it (quotes and backslashes), without a shell.
 std::vector<std::string> split_command(const std::string& command);
 
+/// The lines of a failed compile or link worth showing: each error with the lines that quote its
+/// source, the notes that follow it, the linker's causes; warnings and their quoted lines are
+/// left out (they are not why it failed). At most 25 lines; the output's last 25 where no error
+/// line is found.
+std::string compiler_errors(const std::string& output);
+
 }  // namespace gpulab::grade

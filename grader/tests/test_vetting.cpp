@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 
+#include "handin.hpp"
 #include "vetting_test_util.hpp"
 
 using namespace gpulab::grade::vetting;
@@ -276,3 +277,42 @@ TEST(VettingRealObjects, KnownSubmissionsPassExceptTheOnesThatCheat) {
 }
 
 }  // namespace
+
+// A failed compile's messages as the report shows them: each error with its quoted source and
+// notes, no warning and none of a warning's quoted lines; nvcc's "file(line): error" too.
+TEST(CompilerErrors, ErrorsWithTheirSourceWarningsLeftOut) {
+  const std::string gcc =
+      "k.cu: In function 'void f()':\n"
+      "k.cu:3:7: warning: unused variable 'x' [-Wunused-variable]\n"
+      "    3 |   int x;\n"
+      "      |       ^\n"
+      "k.cu:4:3: error: 'y' was not declared in this scope\n"
+      "    4 |   y = 1;\n"
+      "      |   ^\n"
+      "k.cu:1:1: note: in expansion of macro 'M'\n"
+      "k.cu:9:5: warning: unused parameter 'n'\n"
+      "    9 | int g(int n) {\n";
+  const std::string shown = gpulab::grade::compiler_errors(gcc);
+  EXPECT_NE(shown.find("k.cu:4:3: error: 'y' was not declared"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("    4 |   y = 1;"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("note: in expansion of macro"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("warning"), std::string::npos) << shown;
+  EXPECT_EQ(shown.find("int x;"), std::string::npos) << "a warning's quoted line without its warning:\n" << shown;
+  EXPECT_EQ(shown.find("int g(int n)"), std::string::npos) << shown;
+  const std::string nvcc =
+      "k.cu(12): warning #177-D: variable \"z\" was declared but never referenced\n"
+      "    int z;\n"
+      "        ^\n"
+      "k.cu(14): error: identifier \"w\" is undefined\n"
+      "    w = 2;\n"
+      "    ^\n"
+      "1 error detected in the compilation of \"k.cu\".\n";
+  const std::string nv = gpulab::grade::compiler_errors(nvcc);
+  EXPECT_NE(nv.find("k.cu(14): error: identifier \"w\" is undefined\n    w = 2;"), std::string::npos) << nv;
+  EXPECT_EQ(nv.find("int z;"), std::string::npos) << nv;
+  // The linker's causes.
+  EXPECT_NE(gpulab::grade::compiler_errors("/usr/bin/ld: k.o: in function `f':\nk.cu:(.text+0x5): undefined reference to `g'\n"
+                                           "collect2: error: ld returned 1 exit status\n")
+                .find("undefined reference to `g'"),
+            std::string::npos);
+}

@@ -2,7 +2,8 @@
 # The launcher's command line: `./gpulab --help` is the whole text (it ends with a full sentence
 # and says what run's exit statuses mean); `./gpulab run` on a missing file says so (exit 2);
 # a kernel that spins forever is stopped at --timeout with a message (exit 124), after a line of
-# progress every 15 s; a program whose sanitizer finds something exits 3.
+# progress every 15 s; a program whose sanitizer finds something exits 3; each launch's row of the
+# report names its kernel.
 # Usage: tools/tests/run_cli_test.sh REPO_ROOT BUILD_DIR
 set -uo pipefail
 root="$1"
@@ -64,4 +65,5 @@ CU
 gpulab run "$tmp/host_reads.cu" > "$tmp/host.txt" 2>&1; rc=$?
 [[ $rc -eq 3 ]] || fail "a sanitizer finding: exit $rc, expected 3: $(tail -5 "$tmp/host.txt")"
 grep -q "host-access.*host_reads.cu:8" "$tmp/host.txt" || fail "the host access is not reported at its line: $(tail -5 "$tmp/host.txt")"
+grep -q "^launch 1: fill launched at .*host_reads.cu:6" "$tmp/host.txt" || fail "the launch row does not name the kernel: $(grep launch "$tmp/host.txt")"
 echo "run_cli: ok"

@@ -243,6 +243,7 @@ struct Launch {
   int line = 0;
   KernelThunk thunk = nullptr;
   const void* closure = nullptr;
+  const void* kernel = nullptr;  ///< the launched function, where known (its name in the metrics)
   /// The kernel's block loop (twin_pass.cpp), else null; traced: the kernel's file is traced, so
   /// that only blocks nobody checks may run it.
   BlockThunk block_thunk = nullptr;
@@ -482,6 +483,9 @@ void static_data_range(std::uintptr_t& begin, std::size_t& bytes);
 std::string static_data_label(std::uintptr_t a);
 /// [begin, end) of the executable's data symbol holding `a`; false where no symbol holds it.
 bool static_variable_bounds(std::uintptr_t a, std::uintptr_t& begin, std::uintptr_t& end);
+/// The name of the executable's function at `a` ("row_sum_thread_per_row", demangled, without
+/// its parameters); empty where no symbol names it.
+std::string function_name(const void* a);
 /// A traced access from a helper called by kernel code (device_calls.cpp): as a load or store of
 /// the kernel file at `ra`; size is 1, 2, 4, 8 or 16.
 void trace_from_helper(const void* p, unsigned size, std::uint8_t flags, std::uintptr_t ra);

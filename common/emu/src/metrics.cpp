@@ -31,6 +31,7 @@ struct Key {
   unsigned long long launch_id;
   const char* launch_file;
   int launch_line;
+  const void* kernel;  // not part of the order: one launch, one kernel
   std::uintptr_t ra;
   std::uint8_t flags;
   bool operator<(const Key& o) const { return std::tie(launch_id, ra, flags) < std::tie(o.launch_id, o.ra, o.flags); }
@@ -463,7 +464,7 @@ bool measure_warp(Worker& w, std::size_t warp, std::uint64_t need, bool lockstep
   const bool measured = group_requests(v, need, lockstep_only, [&](const std::vector<Access>& req, std::size_t i, std::size_t j) {
     Recent& r = recent[(req[i].ra ^ (req[i].ra >> 6) ^ req[i].flags) % 64];
     if (r.generation != t_block_generation || r.ra != req[i].ra || r.flags != req[i].flags)
-      r = Recent{req[i].ra, req[i].flags, &local[Key{w.launch->id, w.launch->file, w.launch->line, req[i].ra, req[i].flags}],
+      r = Recent{req[i].ra, req[i].flags, &local[Key{w.launch->id, w.launch->file, w.launch->line, w.launch->kernel, req[i].ra, req[i].flags}],
                  t_block_generation};
     measure(req, i, j, *r.totals);
   });
@@ -489,7 +490,7 @@ bool measure_warp(Worker& w, std::size_t warp, std::uint64_t need, bool lockstep
   }
   w.loads_pending[warp] = pending;
   for (const auto& [ra, n] : hidden)
-    local[Key{w.launch->id, w.launch->file, w.launch->line, ra, kShared}].under_global_load += n;
+    local[Key{w.launch->id, w.launch->file, w.launch->line, w.launch->kernel, ra, kShared}].under_global_load += n;
   v.clear();
   return true;
 }
@@ -747,6 +748,7 @@ std::vector<LineMetrics> metrics_by_line() {
     m.file = file;
     m.line = line;
     m.launch = launch;
+    if (m.kernel.empty()) m.kernel = function_name(k.kernel);
     m.shared = k.flags & kShared;
     m.store = k.flags & kStore;
     m.atomic = k.flags & kAtomic;
@@ -776,7 +778,7 @@ std::string format_metrics(const std::vector<LineMetrics>& all) {
   for (const auto& m : all) {
     if (m.launch_id != launch) {
       launch = m.launch_id;
-      os << "launch " << launch << ": kernel launched at " << m.launch << "\n";
+      os << "launch " << launch << ": " << (m.kernel.empty() ? "kernel" : m.kernel) << " launched at " << m.launch << "\n";
       std::snprintf(buf, sizeof buf, "  %-28s %-14s %10s %22s %11s\n", "line", "access", "requests",
                     "per request (ideal)", "efficiency");
       os << buf;

@@ -789,6 +789,7 @@ void launch_blocks(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes, cons
   L.line = line;
   L.thunk = thunk;
   L.closure = closure;
+  L.kernel = kernel;
   L.closure_bytes = closure_bytes;
   if (kernel && block_thunk && block_loops_on()) {
     const auto& loops = block_loops();

@@ -147,6 +147,34 @@ const ElfSymbol* data_symbol_at(std::uintptr_t a) {
 }
 }  // namespace
 
+std::string function_name(const void* a) {
+  static const std::vector<ElfSymbol> functions = [] {
+    std::uintptr_t load = 0;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* d) {
+          *static_cast<std::uintptr_t*>(d) = info->dlpi_addr;
+          return 1;
+        },
+        &load);
+    std::vector<ElfSymbol> v = executable_symbols(STT_FUNC);
+    for (ElfSymbol& s : v) s.value += load;
+    return v;
+  }();
+  const auto x = reinterpret_cast<std::uintptr_t>(a);
+  auto it = std::upper_bound(functions.begin(), functions.end(), x,
+                             [](std::uintptr_t v, const ElfSymbol& s) { return v < s.value; });
+  if (!a || it == functions.begin() || x >= std::prev(it)->value + std::prev(it)->size) return {};
+  std::string name = short_name(std::prev(it)->name.c_str());
+  // Without its parameter list (the name is what a reader looks for).
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    else if (name[i] == '>') --depth;
+    else if (name[i] == '(' && depth == 0 && name.compare(i, 21, "(anonymous namespace)") != 0) return name.substr(0, i);
+  }
+  return name;
+}
+
 std::string static_data_label(std::uintptr_t a) {
   if (const ElfSymbol* s = data_symbol_at(a))
     return "the static variable '" + short_name(s->name.c_str()) + "' (offset " + std::to_string(a - s->value) + ")";

@@ -26,6 +26,7 @@ struct LineMetrics {
   int line = 0;
   long long launch_id = 0;  ///< which launch (counted from 1 since the program started)
   std::string launch;     ///< file:line of the launch that ran the kernel
+  std::string kernel;     ///< the kernel's name, where the executable's symbols say it
   bool shared = false;    ///< shared memory (else global)
   bool store = false;     ///< store (else load)
   bool atomic = false;
