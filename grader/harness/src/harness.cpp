@@ -153,6 +153,14 @@ void record(double value, double threshold, const std::string& unit) {
   g_check.threshold = threshold;
   g_check.unit = unit;
 }
+void record_sum(double value, double threshold, const std::string& unit) {
+  const bool same = g_check.has_value && g_check.unit == unit;
+  record(same ? g_check.value + value : value, threshold, unit);
+}
+void record_max(double value, double threshold, const std::string& unit) {
+  const bool same = g_check.has_value && g_check.unit == unit;
+  record(same ? std::max(g_check.value, value) : value, threshold, unit);
+}
 void note(const std::string& text) { g_check.notes.push_back(text); }
 void info(const std::string& key, const std::string& value) { emit({"info", key, value}); }
 void not_measured(const std::string& why) { g_check.not_measured = why; }

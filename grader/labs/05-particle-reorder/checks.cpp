@@ -100,7 +100,7 @@ bool judge_cells(const std::vector<unsigned>& got, const Problem& p, CellOrder o
   std::size_t bad = 0, first = 0;
   for (std::size_t i = 0; i < want.size(); ++i)
     if (got[i] != want[i] && bad++ == 0) first = i;
-  record(static_cast<double>(bad), 0, "wrong keys");
+  record_sum(static_cast<double>(bad), 0, "wrong keys");
   if (bad == 0) return true;
   const float4 q = p.position[first];
   ADD_FAILURE() << bad << " of " << want.size() << " keys are wrong " << at(p.n(), order) << "; first: cell[" << first
@@ -114,7 +114,7 @@ bool judge_cells(const std::vector<unsigned>& got, const Problem& p, CellOrder o
   return false;
 }
 
-bool judge_sort(const SortResult& got, const std::vector<unsigned>& cell, int keys, const std::string& what) {
+bool judge_sort_call(const SortResult& got, const std::vector<unsigned>& cell, int keys, const std::string& what) {
   const int n = static_cast<int>(cell.size());
   const std::vector<unsigned> want = counting_starts(cell, keys);
   for (int c = 0; c <= keys; ++c)
@@ -151,8 +151,27 @@ bool judge_sort(const SortResult& got, const std::vector<unsigned>& cell, int ke
   return true;
 }
 
+/// sort_by_cell's outputs against the counting sort's: the first difference fails the check; each
+/// call counts in the check's value (wrong calls).
+bool judge_sort(const SortResult& got, const std::vector<unsigned>& cell, int keys, const std::string& what) {
+  const bool ok = judge_sort_call(got, cell, keys, what);
+  record_sum(ok ? 0 : 1, 0, "wrong calls");
+  return ok;
+}
+
+bool judge_state_call(const std::vector<float4>& got, const std::vector<float4>& src, const std::vector<int>& order,
+                      const std::string& what, const char* name);
+
+/// A gathered state array, bit for bit; each call counts in the check's value (wrong calls).
 bool judge_state(const std::vector<float4>& got, const std::vector<float4>& src, const std::vector<int>& order,
                  const std::string& what, const char* name) {
+  const bool ok = judge_state_call(got, src, order, what, name);
+  record_sum(ok ? 0 : 1, 0, "wrong calls");
+  return ok;
+}
+
+bool judge_state_call(const std::vector<float4>& got, const std::vector<float4>& src, const std::vector<int>& order,
+                      const std::string& what, const char* name) {
   for (std::size_t k = 0; k < order.size(); ++k)
     if (std::memcmp(&got[k], &src[order[k]], sizeof(float4)) != 0) {
       ADD_FAILURE() << what << ": " << name << "[" << k << "] = (" << got[k].x << ", " << got[k].y << ", " << got[k].z
@@ -172,7 +191,7 @@ bool judge_density(const std::vector<float>& got, const Problem& p, const Sorted
     return "density[" + std::to_string(k) + "] (particle " + std::to_string(s.sorted_index[k]) + ", " +
            std::to_string(ref.neighbours[k]) + " neighbours within h)";
   });
-  record(c.worst_ratio, 1.0, "error/tolerance");
+  record_max(c.worst_ratio, 1.0, "error/tolerance");
   if (c.ok) return true;
   ADD_FAILURE() << c.bad << " of " << got.size() << " densities are wrong " << when << at(p.n(), order)
                 << "; first: " << c.first_message << density_hint(got, ref, c.first_bad);

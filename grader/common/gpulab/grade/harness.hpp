@@ -47,6 +47,11 @@ std::mt19937_64 rng();
 
 /// Attaches the measured value and its threshold to the running check (shown in the report).
 void record(double value, double threshold, const std::string& unit = "");
+/// The same for a check of several calls: the value recorded so far with the same unit plus
+/// `value` (record_sum: wrong calls, wrong keys) or the larger of the two (record_max: the worst
+/// error ratio), so that a later passing call does not hide an earlier failing one.
+void record_sum(double value, double threshold, const std::string& unit);
+void record_max(double value, double threshold, const std::string& unit);
 /// Attaches a message shown even when the check passes (e.g. "42.1 GB/s = 0.61 of copy").
 void note(const std::string& text);
 /// Extra information for the report (not a check): device name, clocks, metric tables.
