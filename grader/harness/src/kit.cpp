@@ -917,7 +917,9 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
   std::ostringstream os;
   os.precision(3);
   os << call.what() << ": predicted " << fraction << " of a copy kernel's bandwidth on an " << gpu << " (bound by "
-     << bound << "); the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
+     << bound << ")";
+  const std::string headline = os.str();  // what a passing check shows; the details explain a failure
+  os << "; the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
      << static_cast<long long>(useful_bytes) << " bytes needed, and moved " << e.load_sectors << " + "
      << e.store_sectors << " sectors of 32 bytes (loads + stores, counted per request)";
   if (p.bound == "l2") {
@@ -945,7 +947,7 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
             " (docs/results/perfmodel.md, \"Bytes in flight, measured\").";
     ADD_FAILURE() << os.str();
   } else {
-    note(os.str());
+    note(headline);
   }
   return fraction;
 }
