@@ -37,8 +37,6 @@ std::string suffix_of(const GradeOptions& opt, int warp) {
   return opt.backend == "emu" ? " [warp " + std::to_string(warp) + "]" : "";
 }
 
-/// Where a lab's source file is in a submission: the file itself (single-file labs), or inside a
-/// directory laid out like the repository (DIR/labs/NN-name/file, DIR/NN-name/file, DIR/file).
 /// On a GPU back-end, the lab processes of graders sharing a build tree (a class graded with
 /// `./gpulab grade-class --jobs N`) take turns at the GPU: a timed section never shares the device
 /// with another hand-in's kernels, while compiling and the emulator's portability run go on in
@@ -63,6 +61,8 @@ class GpuTurn {
   int fd_ = -1;
 };
 
+/// Where a lab's source file is in a submission: the file itself (single-file labs), or inside a
+/// directory laid out like the repository (DIR/labs/NN-name/file, DIR/NN-name/file, DIR/file).
 std::optional<fs::path> locate(const std::string& submission, const LabInfo& lab, const std::string& source) {
   const fs::path p(submission);
   if (fs::is_regular_file(p)) return lab.sources.size() == 1 || p.filename() == source ? std::optional(p) : std::nullopt;

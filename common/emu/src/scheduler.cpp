@@ -184,7 +184,6 @@ inline int source_lane(WarpOp op, int arg, int width, int lane) {
   }
 }
 
-/// Back to the scheduler; returns when this fiber is resumed.
 /// Where a resumed fiber came from: the context that jumped to it is that fiber's (a direct
 /// switch passes the Thread it leaves) or the scheduler's (it passes nothing).
 void arrived(Worker& w, ctx::transfer_t t) {
@@ -192,6 +191,7 @@ void arrived(Worker& w, ctx::transfer_t t) {
   else w.scheduler = t.fctx;
 }
 
+/// Back to the scheduler; returns when this fiber is resumed.
 __attribute__((always_inline)) inline void yield_to_scheduler(Worker& w) {
   Thread& self = *w.current;
   if (w.direct) {  // the first thread of the block to wait: direct_main's stack is now its fiber's
