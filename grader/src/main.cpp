@@ -167,7 +167,8 @@ int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vec
 }
 
 /// Writes the JSON and JUnit reports that were asked for; prints why one could not be written.
-bool write_reports(const Report& report, const std::string& json, const std::string& junit) {
+bool write_reports(const Report& report, const std::string& json, const std::string& junit,
+                   const std::string& html = "") {
   bool ok = true;
   const auto attempt = [&](const std::string& path, const char* what,
                            void (*write)(const Report&, const std::string&)) {
@@ -181,11 +182,12 @@ bool write_reports(const Report& report, const std::string& json, const std::str
   };
   attempt(json, "JSON", write_json);
   attempt(junit, "JUnit", write_junit);
+  attempt(html, "HTML", write_html);
   return ok;
 }
 
 int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const std::string& json,
-          const std::string& junit) {
+          const std::string& junit, const std::string& html) {
   // Before anything runs, each report says "grading incomplete" and lists the planned labs: a
   // grader that crashes or is killed leaves that, not nothing and not an old report. It is also
   // the check that every report can be written at all, before minutes of grading.
@@ -240,7 +242,10 @@ int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const s
   }
   report.complete = true;
   print_table(report, isatty(1));
-  bool written = write_reports(report, json, junit);
+  bool written = write_reports(report, json, junit, html);
+  std::fflush(stdout);  // after the table
+  if (written && !html.empty())
+    std::fprintf(stderr, "the report to look at: %s\n", std::filesystem::absolute(html).string().c_str());
   if (gh && *gh) {
     try {
       append_github_summary(report, gh);
@@ -265,7 +270,7 @@ int main(int argc, char** argv) {
   opt.backend = GPULAB_DEFAULT_BACKEND;
   opt.build_dir = GPULAB_BUILD_DIR;
   std::vector<std::string> names;
-  std::string seed, json, junit;
+  std::string seed, json, junit, html;
   int warp = 0, runs = 3;
   bool write = false;
 
@@ -309,6 +314,12 @@ int main(int argc, char** argv) {
       ->multi_option_policy(kLastWins)
       ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
   grade_cmd->add_option("--junit", junit, "write JUnit XML (one test case per check) for CI")
+      ->type_name("FILE")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
+  grade_cmd->add_option("--html", html,
+                        "write a page to look at: the checks, and the source with each line's memory metrics "
+                        "(./gpulab grade writes build/<back-end>/gpulab-report.html unless told otherwise)")
       ->type_name("FILE")
       ->multi_option_policy(kLastWins)
       ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
@@ -371,5 +382,5 @@ int main(int argc, char** argv) {
   // Printed in the report; --seed N reproduces it (normalised: "007" is 7).
   opt.seed =
       std::to_string(seed.empty() ? std::random_device{}() % 1000000000u : std::strtoull(seed.c_str(), nullptr, 10));
-  return grade(select_labs(labs, names), opt, json, junit);
+  return grade(select_labs(labs, names), opt, json, junit, html);
 }

@@ -30,11 +30,15 @@ void append_to_file(const std::string& path, const std::string& content);
 std::string json_report(const Report& report);
 std::string junit_report(const Report& report);
 std::string github_summary(const Report& report);
+/// A page to look at (html_report.cpp): the checks, and the graded source with each line's
+/// emulator metrics as a heat map and the lines failing checks name; one file, opens offline.
+std::string html_report(const Report& report);
 
 void print_table(const Report& report, bool colour);
 /// These throw ReportError when the file cannot be written.
 void write_json(const Report& report, const std::string& path);
 void write_junit(const Report& report, const std::string& path);
 void append_github_summary(const Report& report, const std::string& path);
+void write_html(const Report& report, const std::string& path);
 
 }  // namespace gpulab::grade

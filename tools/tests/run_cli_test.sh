@@ -5,12 +5,8 @@
 # progress every 15 s; a program whose sanitizer finds something exits 3; each launch's row of the
 # report names its kernel.
 # Usage: tools/tests/run_cli_test.sh REPO_ROOT BUILD_DIR
-set -uo pipefail
-root="$1"
-build="$2"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tools/tests/test_env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 exec 9>"$build/.gpulab-build.lock"  # the playground targets live in the shared build tree
 flock 9
 gpulab() { GPULAB_NO_INSTALL=1 GPULAB_BACKEND=emu "$root/gpulab" "$@"; }

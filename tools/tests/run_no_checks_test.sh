@@ -9,12 +9,8 @@
 # kernel equal the full run's, a shared-memory race in the first block and an out-of-bounds read in
 # the last are still found (both are always checked); an unknown --checks value is refused.
 # Usage: tools/tests/run_no_checks_test.sh REPO_ROOT BUILD_DIR
-set -uo pipefail
-root="$1"
-build="$2"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=tools/tests/test_env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
 # The playground targets live in the shared build tree: take the grader's build lock.
 exec 9>"$build/.gpulab-build.lock"
 flock 9
