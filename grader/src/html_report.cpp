@@ -158,7 +158,7 @@ void source_table(std::ostringstream& o, const LabResult& l, const std::string& 
     o << "<p class=\"note\">The file cannot be read here.</p>\n";
     return;
   }
-  o << "<table class=\"src\"><tr><th>line</th><th>code</th><th>memory accesses (measured run)</th></tr>\n";
+  o << "<table class=\"src\"><tr><th class=\"n\">line</th><th>code</th><th class=\"m\">memory accesses (measured run)</th></tr>\n";
   std::string text;
   for (int n = 1; std::getline(in, text); ++n) {
     const auto m = by_line.find(n);
@@ -210,7 +210,8 @@ std::string html_report(const Report& r) {
        "td,th{border:1px solid #ccc;padding:2px 6px;vertical-align:top;text-align:left}"
        ".pass{color:#176b28;font-weight:bold}.fail{color:#b00020;font-weight:bold}"
        "pre{white-space:pre-wrap;margin:0;font-size:90%}table.src td{border:none;border-bottom:1px solid #eee}"
-       "table.src code{white-space:pre}td.n{color:#888;text-align:right}td.m{font-size:85%}"
+       "table.src{width:100%;table-layout:fixed}table.src code{white-space:pre-wrap;word-break:break-all}"
+       ".n{color:#888;text-align:right;width:3.5em}.m{font-size:85%;width:24em}"
        ".finding{color:#b00020}.note{color:#555}figure svg{max-width:100%;height:auto}"
        "</style></head><body>\n";
   o << "<h1>gpulab grade: " << esc(r.backend) << " (" << esc(r.device) << ")</h1>\n<p>seed " << esc(r.seed)

@@ -9,7 +9,8 @@
 // defence: source-text,record,record-mac
 // The forged event is the emulator's performance check (its evidence, not timings): emulator only.
 // expect[emu]: lab fail
-// expect[emu]: performance fail "a member of the C library's FILE"
+// expect[emu]: performance fail
+// expect[emu]: correctness fail "a member of the C library's FILE"
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
