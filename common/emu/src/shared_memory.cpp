@@ -120,20 +120,22 @@ std::vector<SharedVariable> read_shared_variables(std::size_t tls_size) {
 }  // namespace
 
 namespace {
-/// The executable's data symbols, at their run-time addresses (a PIE is loaded anywhere).
+/// The executable's symbols of one type, at their run-time addresses (a PIE is loaded anywhere).
+std::vector<ElfSymbol> loaded_symbols(unsigned type) {
+  std::uintptr_t load = 0;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* d) {
+        *static_cast<std::uintptr_t*>(d) = info->dlpi_addr;
+        return 1;
+      },
+      &load);
+  std::vector<ElfSymbol> v = executable_symbols(type);
+  for (ElfSymbol& s : v) s.value += load;
+  return v;
+}
+
 const std::vector<ElfSymbol>& data_symbols() {
-  static const std::vector<ElfSymbol> symbols = [] {
-    std::uintptr_t load = 0;
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* d) {
-          *static_cast<std::uintptr_t*>(d) = info->dlpi_addr;
-          return 1;
-        },
-        &load);
-    std::vector<ElfSymbol> v = executable_symbols(STT_OBJECT);
-    for (ElfSymbol& s : v) s.value += load;
-    return v;
-  }();
+  static const std::vector<ElfSymbol> symbols = loaded_symbols(STT_OBJECT);
   return symbols;
 }
 
@@ -148,18 +150,7 @@ const ElfSymbol* data_symbol_at(std::uintptr_t a) {
 }  // namespace
 
 std::string function_name(const void* a) {
-  static const std::vector<ElfSymbol> functions = [] {
-    std::uintptr_t load = 0;
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* d) {
-          *static_cast<std::uintptr_t*>(d) = info->dlpi_addr;
-          return 1;
-        },
-        &load);
-    std::vector<ElfSymbol> v = executable_symbols(STT_FUNC);
-    for (ElfSymbol& s : v) s.value += load;
-    return v;
-  }();
+  static const std::vector<ElfSymbol> functions = loaded_symbols(STT_FUNC);
   const auto x = reinterpret_cast<std::uintptr_t>(a);
   auto it = std::upper_bound(functions.begin(), functions.end(), x,
                              [](std::uintptr_t v, const ElfSymbol& s) { return v < s.value; });
