@@ -70,7 +70,7 @@ elseif(GPULAB_BACKEND STREQUAL "rocm")
   message(STATUS "gpulab: HIP targets ${GPULAB_HIP_ARCHITECTURES}")
 endif()
 
-# The twin pass (tools/perfmodel/twin_pass.cpp) for one source of target, where it is built: a
+# The twin pass (common/emu/passes/twin_pass.cpp) for one source of target, where it is built: a
 # block loop of each kernel without barriers, warp collectives or calls (all its threads in one
 # call, which the compiler may vectorise), run by the emulator in blocks nobody checks; in a file
 # with access tracing also an untraced twin of every function. Also for a kernel file compiled as
@@ -102,7 +102,7 @@ function(gpulab_kernel_sources target)
           -gline-tables-only)
         if(GPULAB_DEVICE_PASS_FOUND)
           # What that tracing leaves out (memcpy, atomics, accesses of other sizes, library calls)
-          # traced or refused, and attributes that switch it off refused (tools/perfmodel/
+          # traced or refused, and attributes that switch it off refused (common/emu/passes
           # device_pass.cpp). First of the plugins: it must see the code before the twin pass.
           set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
             "-fpass-plugin=${GPULAB_DEVICE_PASS}")
@@ -111,7 +111,7 @@ function(gpulab_kernel_sources target)
         endif()
         if(GPULAB_UNSPECULATE_PASS_FOUND)
           # Loads the optimiser speculated are traced only where the source makes them
-          # (tools/perfmodel/unspeculate_pass.cpp): no race reported for a load no thread made.
+          # (common/emu/passes/unspeculate_pass.cpp): no race reported for a load no thread made.
           set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
             "-fpass-plugin=${GPULAB_UNSPECULATE_PASS}")
           set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY OBJECT_DEPENDS "${GPULAB_UNSPECULATE_PASS}")
@@ -119,13 +119,13 @@ function(gpulab_kernel_sources target)
         endif()
       endif()
       if(GPULAB_PLAIN_TWINS)
-        # An untraced twin of every function (tools/perfmodel/twin_pass.cpp), for a scope that
+        # An untraced twin of every function (common/emu/passes/twin_pass.cpp), for a scope that
         # sets GPULAB_PLAIN_TWINS: blocks outside the sample of GPULAB_EMU_CHECKS=sample run it;
         # and block loops of the kernels without barriers, warp collectives or calls.
         gpulab_block_loops(${target} ${src})
       endif()
       if(GPULAB_COUNT_INSTRUCTIONS AND GPULAB_COUNT_PASS_FOUND)
-        # Instructions executed, by class (tools/perfmodel/count_pass.cpp), with or without the
+        # Instructions executed, by class (common/emu/passes/count_pass.cpp), with or without the
         # access tracing: for the performance model's programs only (a scope that sets
         # GPULAB_COUNT_INSTRUCTIONS), not the labs. No vectorising: one thread's code stays scalar,
         # as a GPU thread's is, and is counted so.
@@ -152,7 +152,7 @@ function(gpulab_kernel_sources target)
 endfunction()
 
 # On the emu back-end, a kernel file that contains `<<<` is compiled from a translation in the
-# build tree, made by gpulab-cuda2emu (tools/cuda2emu): its `<<<>>>` launches become
+# build tree, made by gpulab-cuda2emu (common/emu/cuda2emu): its `<<<>>>` launches become
 # gpulab::emu::cuda_launch calls, every line keeps its file and number (#line). Files without
 # `<<<` are compiled as they are. The test is made when CMake configures, and every kernel file
 # is a configure dependency, so a file that gains (or loses) `<<<` is seen at the next build.

@@ -483,7 +483,7 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
     const bool emu = fs::path(cmd[0]).filename() != "nvcc" && std::find(cmd.begin(), cmd.end(), "hip") == cmd.end();
     static const std::regex dynamic_shared(R"(extern\s+__shared__)");
     if (emu && (text.find("<<<") != std::string::npos || std::regex_search(text, dynamic_shared))) {
-      const std::string tool = build_dir + "/tools/cuda2emu/gpulab-cuda2emu";
+      const std::string tool = build_dir + "/common/emu/cuda2emu/gpulab-cuda2emu";
       if (!fs::exists(tool))
         return failed(fs::path(files[k]).filename().string() +
                       " launches kernels with <<<>>>, which the emu back-end translates with gpulab-cuda2emu, and "

@@ -80,10 +80,10 @@ const char* const kAllowedNames =
     // GPU runtimes, and the symbols their compilers' generated code references.
     "cuda* __cuda* hip* __hip* __gnu_h2f_ieee __gnu_f2h_ieee "
     // The emulator's kernel vocabulary (extern int warpSize), load/store tracing hooks and the
-    // counter the instruction-counting pass adds (tools/perfmodel/count_pass.cpp). A hand-in's
+    // counter the instruction-counting pass adds (common/emu/passes/count_pass.cpp). A hand-in's
     // source may not name the hooks or the counter itself (handin.cpp's source-text rule).
     "warpSize threadIdx blockIdx blockDim gridDim __sanitizer_cov_* gpulab_emu_icount "
-    // The calls the device pass adds (tools/perfmodel/device_pass.cpp): traced copies and odd-sized
+    // The calls the device pass adds (common/emu/passes/device_pass.cpp): traced copies and odd-sized
     // accesses, host calls refused in kernels.
     "gpulab_emu_device_* "
     // Allocation.

@@ -246,12 +246,12 @@ TEST(VettingRealObjects, KnownSubmissionsPassExceptTheOnesThatCheat) {
     const std::string lab = fs::relative(e.path(), kSource + "/grader/tests/submissions").begin()->string(),
                       obj = std::string(tmpl) + "/x.o";
     // Plain CUDA (<<<>>> launches, extern __shared__) is compiled from its translation, as the
-    // grader does (tools/cuda2emu).
+    // grader does (common/emu/cuda2emu).
     std::string source = e.path().string();
     const std::string text = read(source);
     if (text.find("<<<") != std::string::npos || text.find("extern __shared__") != std::string::npos) {
-      const std::string tool = std::string(kBuild) + "/tools/cuda2emu/gpulab-cuda2emu";
-      ASSERT_TRUE(fs::exists(tool)) << tool << " is missing: the emu build makes it (tools/cuda2emu)";
+      const std::string tool = std::string(kBuild) + "/common/emu/cuda2emu/gpulab-cuda2emu";
+      ASSERT_TRUE(fs::exists(tool)) << tool << " is missing: the emu build makes it (common/emu/cuda2emu)";
       const std::string translated = std::string(tmpl) + "/translated.cu";
       const ProcessResult tr = run_process({tool, source, "-o", translated}, {}, 60);
       ASSERT_TRUE(tr.ok()) << source << tr.output;

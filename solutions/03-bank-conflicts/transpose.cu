@@ -1,7 +1,7 @@
 // Lab 03 reference: tiled transpose through a padded 64 x 64 shared-memory tile, 32 x 16 threads,
-// every loop with a trip count the compiler knows. The ladder: steps/1_naive.cu,
-// steps/2_tiled_unpadded.cu, steps/3_padded.cu (the same padding on a 32 x 32 tile),
-// steps/4_swizzled.cu (the same bank metrics without padding), then this file.
+// every loop with a trip count the compiler knows. The ladder: steps/01_naive.cu,
+// steps/02_tiled_unpadded.cu, steps/03_padded.cu (the same padding on a 32 x 32 tile),
+// steps/04_swizzled.cu (the same bank metrics without padding), then this file.
 //
 // Why 64 x 64: the padded 32 x 32 tile (step 3) moves 4 elements per thread and reached 0.84 of
 // the copy kernel at 8192^2 floats in the grader's runs on the H200. This tile gives each thread

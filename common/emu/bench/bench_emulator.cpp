@@ -11,7 +11,7 @@
 //                        without instrumentation, 2 traced (metrics + sanitizer), 3 traced during a
 //                        watch (what a graded call pays), 4 traced with sampled blocks
 //                        (GPULAB_EMU_CHECKS=sample). Every mode's output is checked against
-//                        the loops'. tools/results/emu-speed.sh runs it on one worker and writes the
+//                        the loops'. docs/results/emu-speed.sh runs it on one worker and writes the
 //                        table (docs/results/emulator-speed.md).
 #include <benchmark/benchmark.h>
 

@@ -1,5 +1,5 @@
 // What a kernel file does besides the plain loads and stores SanitizerCoverage traces, made
-// visible: tools/perfmodel/device_pass.cpp rewrites memory functions (memcpy, memmove, memset and
+// visible: common/emu/passes/device_pass.cpp rewrites memory functions (memcpy, memmove, memset and
 // the compiler's own copies of aggregates), accesses of other sizes than 1, 2, 4, 8 and 16 bytes,
 // atomics written with compiler builtins, calls of library functions and calls through pointers
 // into calls of the functions below. Each traces at the call's own line (its return address),

@@ -347,7 +347,7 @@ extern __thread Worker* this_worker __attribute__((tls_model("initial-exec")));
 /// GPULAB_EMU_CHECKS=sample and not watched by the grader. The tracing hooks then return at once,
 /// so the block runs nearly as fast as one built without them.
 extern __thread bool untraced_block __attribute__((tls_model("initial-exec")));
-/// The untraced twin of a launch thunk (tools/perfmodel/twin_pass.cpp), or the thunk itself.
+/// The untraced twin of a launch thunk (common/emu/passes/twin_pass.cpp), or the thunk itself.
 KernelThunk plain_twin(KernelThunk traced);
 
 /// Records a fault for the running block, then never returns to the faulting fiber.

@@ -99,7 +99,7 @@ void sort_keys(std::vector<std::uintptr_t>& keys) {
 
 /// Wavefronts of one shared-memory request (lanes [i, j) of a sorted group) under 32 banks of 4
 /// bytes, and the fewest its width allows. Measured against Nsight Compute on an H200
-/// (tools/validation/kernels.cu, 18 lane patterns at each width: docs/emulator-metrics.md):
+/// (common/emu/validation/kernels.cu, 18 lane patterns at each width: docs/emulator-metrics.md):
 ///   * up to 4 bytes per lane: the most distinct words any one bank must deliver (lanes reading
 ///     the same word share it, a broadcast);
 ///   * 8 bytes: the warp's two half-warps each read their distinct words, and a bank delivers the

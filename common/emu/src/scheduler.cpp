@@ -22,7 +22,7 @@ __thread uint3 blockIdx __attribute__((tls_model("initial-exec"))) = {0, 0, 0};
 __thread dim3 blockDim __attribute__((tls_model("initial-exec")));
 __thread dim3 gridDim __attribute__((tls_model("initial-exec")));
 
-// Where the instruction-counting pass (tools/perfmodel/count_pass.cpp) adds each basic block's
+// Where the instruction-counting pass (common/emu/passes/count_pass.cpp) adds each basic block's
 // counts: a worker's own array while it runs a launch's blocks, a scratch array elsewhere (host
 // code of a kernel file), never null.
 namespace {
@@ -77,7 +77,7 @@ std::unordered_map<const void*, void*>& twins() {
 }
 }  // namespace
 
-/// Kernel -> its block loop (tools/perfmodel/twin_pass.cpp) and whether the kernel's file is
+/// Kernel -> its block loop (common/emu/passes/twin_pass.cpp) and whether the kernel's file is
 /// traced; filled by the kernel files' constructors, before main.
 struct BlockLoop {
   void* loop;
@@ -274,7 +274,7 @@ void thread_returned(Worker& w, Thread& self) {
 }
 
 /// A block nobody traces runs the untraced twin of the launch's code where the kernel file has
-/// one (tools/perfmodel/twin_pass.cpp): its accesses do not even call the hooks.
+/// one (common/emu/passes/twin_pass.cpp): its accesses do not even call the hooks.
 KernelThunk block_thunk(const Worker& w) {
   return untraced_block ? plain_twin(w.launch->thunk) : w.launch->thunk;
 }

@@ -1,4 +1,4 @@
-// Kernels for the block-loop tests (tools/perfmodel/twin_pass.cpp): compiled in a traced kernel
+// Kernels for the block-loop tests (common/emu/passes/twin_pass.cpp): compiled in a traced kernel
 // file (test_block_loops.cu) and in a plain C++ file (block_loops_plain.cpp), each with its own
 // copy (internal linkage).
 #pragma once

@@ -1,4 +1,4 @@
-// Block loops (tools/perfmodel/twin_pass.cpp): a kernel without barriers, warp collectives or
+// Block loops (common/emu/passes/twin_pass.cpp): a kernel without barriers, warp collectives or
 // calls gets a copy that runs all the threads of a block in one call, one after another in the
 // order the emulator runs them anyway. The emulator uses it in blocks nobody checks (this file is
 // traced: blocks outside the sample of GPULAB_EMU_CHECKS=sample) and in every block of a file

@@ -1,6 +1,6 @@
 // Every byte a kernel touches is traced: static data (`__device__` arrays), memcpy / memset in
 // kernels, accesses of other sizes than 1-16 bytes, atomics written with compiler builtins, and
-// host library functions refused in kernels (tools/perfmodel/device_pass.cpp,
+// host library functions refused in kernels (common/emu/passes/device_pass.cpp,
 // common/emu/src/device_calls.cpp); and races between the blocks of a launch
 // (common/emu/src/cross_block.cpp).
 #include <gtest/gtest.h>

@@ -58,7 +58,7 @@ __global__ void warp_synchronous_with_syncwarp(float* out) {
 // Warp 0 folds the warps' values with __syncwarp between steps while the other warps go on; every
 // thread returns `warp == 0 ? sums[0] : 0`. The optimiser makes that read a select of a load done in
 // every thread (sums[0] is a valid address), which would race with warp 0's folding: the emulator
-// must trace the load only where the source makes it (tools/perfmodel/unspeculate_pass.cpp).
+// must trace the load only where the source makes it (common/emu/passes/unspeculate_pass.cpp).
 __device__ float fold_in_warp0(float v) {
   __shared__ float sums[64];
   const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
@@ -315,7 +315,7 @@ TEST_P(Sanitizer, SyncwarpOrdersAccessesWithinAWarp) {
 
 TEST_P(Sanitizer, ALoadTheOptimiserSpeculatedIsNotARace) {
 #if !defined(GPULAB_TEST_UNSPECULATE)
-  GTEST_SKIP() << "built without tools/perfmodel/unspeculate_pass.cpp (llvm-14-dev)";
+  GTEST_SKIP() << "built without common/emu/passes/unspeculate_pass.cpp (llvm-14-dev)";
 #endif
   DeviceBuffer<float> out(1);
   launch(sum_of_warps, 1, 256, 0, out.data());

@@ -1,4 +1,4 @@
-// Untraced twins (tools/perfmodel/twin_pass.cpp): this file is built with the twin pass, so every
+// Untraced twins (common/emu/passes/twin_pass.cpp): this file is built with the twin pass, so every
 // function in it has a copy without access hooks, which the emulator runs in blocks outside the
 // sample of GPULAB_EMU_CHECKS=sample. The results must not change; only the sampled blocks feed
 // the metrics.

@@ -40,7 +40,7 @@ namespace {
 /// lanes of multiply-and-rotate over 8-byte words, then the last words and bytes and a final mix of
 /// the lanes and the length. A GiB takes 0.13 s on a 2-core machine like CI's, where byte-wise
 /// FNV-1a took 1.2 s; every input is digested before its call (runner and judge) and after it
-/// (tools/results/lab04-host-bench.py measures both).
+/// (docs/results/lab04-host-bench.py measures both).
 std::uint64_t content_hash(const void* data, std::size_t n) {
   constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
   const auto* p = static_cast<const unsigned char*>(data);

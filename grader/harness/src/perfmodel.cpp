@@ -1,5 +1,5 @@
 // The grader's performance model (gpulab/grade/perfmodel.hpp): a line-by-line port of
-// tools/perfmodel/model.py's occupancy() and predict_v1(), whose header explains each term.
+// docs/results/perfmodel/model.py's occupancy() and predict_v1(), whose header explains each term.
 #include "gpulab/grade/perfmodel.hpp"
 
 #include <algorithm>
@@ -25,12 +25,12 @@ long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 const Gpu* gpu(const std::string& name) {
   // H200 SXM: 132 SMs, 1,980 MHz boost, 128 FP32 lanes and 4 schedulers per SM, 4.8 TB/s HBM3e
   // (NVIDIA's H200 datasheet, H100 whitepaper); compute capability 9.0's limits (CUDA
-  // programming guide); the L2's latency measured on an H200 (tools/perfmodel/probes/latency.cu).
+  // programming guide); the L2's latency measured on an H200 (docs/results/perfmodel/probes/latency.cu).
   // The copy bandwidth: the grader's float4 copy kernel on an H200 at 512 MiB (lab 03's reports,
   // docs/results/lab03-h200/verdicts-cuda/: 3.87e12 bytes/s).
   // The stores' L2 costs: a least-squares fit (relative errors) to the H200's times of 4-, 8- and
   // 16-byte stores per lane at strides up to 64 bytes, every byte written
-  // (docs/results/perfmodel-h200/stores/stores.tsv; tools/perfmodel/stores_fit.py).
+  // (docs/results/perfmodel-h200/stores/stores.tsv; docs/results/perfmodel/stores_fit.py).
   static const Gpu h200{"H200", 132,  1.98e9, 4,       128,   1,   4,       1,        4.8e12,
                         65536,  256,  64,     32,      233472, 1024, 288, 3.87e12, 1.76e-12, 2.14e-11};
   // The others: public specifications only (Gpu::measured false); docs/results/perfmodel.md,

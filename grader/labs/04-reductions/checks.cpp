@@ -468,7 +468,7 @@ TEST(performance, predicted_fraction_of_vendor) {
   // A sum over 2^28 floats is a stream from DRAM: its speed is the bytes its threads keep in
   // flight (Little's law). On an H200 one 4-byte load per thread and loop trip reads at 0.58 of
   // the best bandwidth even with every SM full, where four float4 loads read at 1.0
-  // (tools/perfmodel/probes/inflight.cu). The bytes per trip come from nvcc's PTX of the hand-in
+  // (docs/results/perfmodel/probes/inflight.cu). The bytes per trip come from nvcc's PTX of the hand-in
   // (the loops as the GPU runs them, unrolled or not), the threads per SM from the busiest
   // launch's grid and the kernels' registers; the predicted read bandwidth over CUB's, measured on
   // the H200, must reach the GPU grade's threshold.

@@ -18,10 +18,10 @@ build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build", "emu")
 grader = os.path.join(build, "grader", "gpulab-grade")
 files = [
     ("stub (naive float, tiled [32][32] double)", "grader/tests/submissions/03-bank-conflicts/stub/transpose.cu"),
-    ("1 naive", "solutions/03-bank-conflicts/steps/1_naive.cu"),
-    ("2 tiled [32][32]", "solutions/03-bank-conflicts/steps/2_tiled_unpadded.cu"),
-    ("3 padded [32][33]", "solutions/03-bank-conflicts/steps/3_padded.cu"),
-    ("4 swizzled [32][32], x ^ k", "solutions/03-bank-conflicts/steps/4_swizzled.cu"),
+    ("1 naive", "solutions/03-bank-conflicts/steps/01_naive.cu"),
+    ("2 tiled [32][32]", "solutions/03-bank-conflicts/steps/02_tiled_unpadded.cu"),
+    ("3 padded [32][33]", "solutions/03-bank-conflicts/steps/03_padded.cu"),
+    ("4 swizzled [32][32], x ^ k", "solutions/03-bank-conflicts/steps/04_swizzled.cu"),
     ("reference", "solutions/03-bank-conflicts/transpose.cu"),
 ]
 print("| version | function | global load | global store | shared store | shared load | emu verdict |")

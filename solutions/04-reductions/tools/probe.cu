@@ -7,7 +7,7 @@
 //      blocks with atomicAdd, and by one whose last block adds the blocks' sums in order:
 //        ./gpulab run solutions/04-reductions/tools/probe.cu determinism 4194304 20
 //      and on a GPU: nvcc -O3 -arch=sm_90 probe.cu -o probe && ./probe determinism 268435456 100
-// Output: tab-separated rows after a '#' header line, for tools/results/lab04-emu.sh.
+// Output: tab-separated rows after a '#' header line, for docs/results/lab04-emu.sh.
 #include <cuda_runtime.h>
 
 #include <cmath>

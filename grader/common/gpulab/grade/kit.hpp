@@ -61,7 +61,7 @@ struct Evidence {
   long long touched_bytes = 0;
   /// Each launch of the call, in order: blocks, threads per block, global sectors it moved,
   /// dynamic shared bytes per block, and what a performance model needs (gpulab/emu/watch.hpp's
-  /// LaunchCounts, named as the columns of tools/perfmodel's tables: fma, fp32, integer, load,
+  /// LaunchCounts, named as the columns of common/emu/passes's tables: fma, fp32, integer, load,
   /// store, branch, convert, special, total, global_load_requests, global_load_sectors,
   /// and each of gpulab::emu::kLaunchCountFields by its name: global_load_requests, ..., shuffles).
   struct Launch {
@@ -375,7 +375,7 @@ void judge_findings(const std::vector<const Call*>& calls);
 /// roofline (report_roofline).
 void report_metrics(const Call& call);
 /// Puts a call's roofline into the report's info ("roofline CALL": the predicted fraction of copy,
-/// the bound, the call's input and output bytes; tools/perfmodel/roofline_labs.py reads it).
+/// the bound, the call's input and output bytes; docs/results/perfmodel/roofline_labs.py reads it).
 void report_roofline(const Call& call);
 /// The launch of a call that moved the most global sectors (nullptr when none was recorded);
 /// `total_sectors`: all its launches' sectors.

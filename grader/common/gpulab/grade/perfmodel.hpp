@@ -1,4 +1,4 @@
-// gpulab/grade/perfmodel.hpp - the performance model v1 (tools/perfmodel/model.py, predict_v1;
+// gpulab/grade/perfmodel.hpp - the performance model v1 (docs/results/perfmodel/model.py, predict_v1;
 // docs/results/perfmodel.md) for the grader: the time of one SGEMM launch on a named GPU,
 // predicted from what the emulator counted for it at a small size and scaled to the size the GPU
 // grade measures. The Python model is the research tool, this one grades; the test
@@ -23,7 +23,7 @@ struct Gpu {
   double l2_latency_cycles = 0;
   double copy_bytes_per_s = 0;  ///< a float4 copy kernel's bandwidth, measured (bytes read + written)
   /// Global stores in the L2: seconds (GPU-wide) per sector and per 128-byte line of each store
-  /// request, fitted to strided-store timings (tools/perfmodel/probes/stores.cu); 0: not measured
+  /// request, fitted to strided-store timings (docs/results/perfmodel/probes/stores.cu); 0: not measured
   double store_sector_seconds = 0, store_line_seconds = 0;
   /// Threads per warp (an AMD wavefront: 64). The emulator counts memory requests per 32 lanes
   /// at either width, so a request of a 64-wide warp's instruction counts twice.
@@ -47,7 +47,7 @@ std::vector<std::string> gpu_names();
 /// (Gpu::measured); otherwise null, and `why` says which of the two it is not.
 const Gpu* grading_gpu(const std::string& name, std::string& why);
 
-/// One launch's counts, named as the columns of tools/perfmodel's tables: instructions by class
+/// One launch's counts, named as the columns of common/emu/passes's tables: instructions by class
 /// (fma, fp32, integer, load, store, branch, convert, special, total), global_load_requests,
 /// global_load_sectors, global_load_lines, global_store_requests, global_store_sectors,
 /// shared_requests, shared_wavefronts, blocks, threads_per_block, barriers_per_block and
@@ -74,7 +74,7 @@ std::string beyond_ceiling(const Gpu& g, double flops_per_s, double dram_bytes_p
 /// Blocks of `threads` threads that fit on one SM (CU) with `registers` per thread and
 /// `shared_bytes` per block, and what limits them (0 when not even one fits). On a GPU with SIMDs
 /// (Gpu::simds) the registers limit the waves of each SIMD, as AMD's compiler computes its
-/// occupancy (tools/perfmodel/resources.py --hip sets the two side by side).
+/// occupancy (docs/results/perfmodel/resources.py --hip sets the two side by side).
 int occupancy(const Gpu& g, long long threads, int registers, long long shared_bytes, std::string& limit);
 
 /// One launch of an n x n x n product, counted at `n` and predicted at `big_n`: counts that grow
@@ -128,7 +128,7 @@ const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& g
 
 /// The DRAM read bandwidth a streaming kernel reaches on `g` when each of `threads_per_sm`
 /// resident threads per SM keeps `bytes_per_thread` bytes of loads in flight: measured on an H200
-/// (tools/perfmodel/probes/inflight.cu, docs/results/perfmodel-h200/inflight/inflight.tsv: 4 to 64
+/// (docs/results/perfmodel/probes/inflight.cu, docs/results/perfmodel-h200/inflight/inflight.tsv: 4 to 64
 /// bytes per thread, 256 to 2048 threads per SM), interpolated in log2 of both, and scaled
 /// linearly below the grid (Little's law); above it, the 64-byte row. 0 for a GPU without
 /// those measurements.

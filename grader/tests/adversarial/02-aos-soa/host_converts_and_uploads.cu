@@ -52,7 +52,7 @@ __global__ void soa_to_aos_tiled(const float4* __restrict__ soa, float4* __restr
 // thread t takes t, t + kThreads, ... of them (every load still one 512-byte request per warp) and
 // issues all its loads before the first use, so that four 16-byte loads per thread are in flight
 // at once. One particle per thread reached 0.948 of the copy kernel on the H200, four 0.989
-// (docs/results/lab02-h200.md, tools/probes/aos_soa_variants.cu).
+// (docs/results/lab02-h200.md, docs/results/probes/aos_soa_variants.cu).
 constexpr int kPerThread = 4;
 
 __global__ void distances_soa(const float4* __restrict__ position, int n, float4 c, float* __restrict__ dist2) {

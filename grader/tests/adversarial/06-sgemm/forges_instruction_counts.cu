@@ -1,5 +1,5 @@
 // Writes the emulator's instruction counters (the per-thread array the counting pass adds to,
-// tools/perfmodel/count_pass.cpp) from inside the kernel: each thread takes back what it counted,
+// common/emu/passes/count_pass.cpp) from inside the kernel: each thread takes back what it counted,
 // so that the performance model, which grades lab 06 on the emulator, sees a launch that issues
 // almost no instructions. The source-text rule refuses a hand-in that names the emulator's
 // internals (gpulab_emu_*), before or after preprocessing.

@@ -1,5 +1,5 @@
 // A correct row sum written as plain CUDA: a <<<>>> launch of a kernel template, no gpulab
-// header. On the emu back-end the grader translates the launch (tools/cuda2emu) before compiling.
+// header. On the emu back-end the grader translates the launch (common/emu/cuda2emu) before compiling.
 // expect: lab pass
 // expect: correctness pass
 // expect: performance pass

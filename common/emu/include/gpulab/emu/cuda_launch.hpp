@@ -1,5 +1,5 @@
 // gpulab/emu/cuda_launch.hpp - what a `<<<>>>` launch becomes on the emulator back-end. The
-// translator (tools/cuda2emu) rewrites
+// translator (common/emu/cuda2emu) rewrites
 //
 //   callee<<<grid, block[, shared[, stream]]>>>(args...)
 //     into ::gpulab::emu::cuda_launch(GPULAB_KERNEL_OF(callee),

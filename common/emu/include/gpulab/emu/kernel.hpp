@@ -42,7 +42,7 @@
   __attribute__((used, aligned(16))) static thread_local
 
 /// Marks a file compiled with the emulator's access tracing, for the twin pass
-/// (tools/perfmodel/twin_pass.cpp): untraced twins of its functions, and block loops that run
+/// (common/emu/passes/twin_pass.cpp): untraced twins of its functions, and block loops that run
 /// only in blocks nobody checks.
 #if defined(__clang__) && defined(__has_feature)
 #if __has_feature(coverage_sanitizer)

@@ -78,7 +78,7 @@ long long metrics_dropped_accesses();
 std::string format_metrics(const std::vector<LineMetrics>& m);
 
 /// Instructions the emulated threads executed, by class, counted by the compiler pass
-/// tools/perfmodel/count_pass.cpp (LLVM IR of the kernel file after optimisation, per basic block
+/// common/emu/passes/count_pass.cpp (LLVM IR of the kernel file after optimisation, per basic block
 /// executed; an instruction of one thread counts once: divide by the warp size for warp
 /// instructions where the warp's lanes run together). Zero everywhere when the kernel files were
 /// built without the pass (no llvm-14-dev, or g++). Counted in every block, whatever the sampling.

@@ -28,7 +28,7 @@ int workers();
 void set_stack_bytes(std::size_t bytes);
 std::size_t stack_bytes();
 
-/// Block loops (tools/perfmodel/twin_pass.cpp): a kernel without barriers, warp collectives or
+/// Block loops (common/emu/passes/twin_pass.cpp): a kernel without barriers, warp collectives or
 /// calls runs a block nobody checks as one call for all its threads. Default: on, unless
 /// $GPULAB_EMU_BLOCK_LOOPS=0. Results are the same either way.
 void set_block_loops(bool on);
@@ -39,7 +39,7 @@ bool has_block_loop(const void* kernel);
 // ---- launching ---------------------------------------------------------------------------
 using KernelThunk = void (*)(const void* closure);
 /// Calls `function`, a function of the kernel's own type, with the closure's arguments: how the
-/// emulator calls a kernel's block loop (tools/perfmodel/twin_pass.cpp), once for a whole block.
+/// emulator calls a kernel's block loop (common/emu/passes/twin_pass.cpp), once for a whole block.
 using BlockThunk = void (*)(const void* closure, const void* function);
 /// Runs a whole grid to completion (the emulator is synchronous). A fault inside the kernel
 /// (divergent barrier, deadlock, ...) stops it and becomes the pending error. `kernel` is the

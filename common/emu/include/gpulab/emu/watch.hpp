@@ -77,7 +77,7 @@ long long kernel_launches();
 /// Each watched launch, in order: its blocks, threads per block, and the global sectors (loads +
 /// stores, as counted above) its kernel moved. How many blocks carry the bulk of a call's traffic
 /// is what decides whether it can use a whole GPU (one block per multiprocessor at least).
-/// Per launch, what a performance model needs besides the shape (tools/perfmodel/model.py and the
+/// Per launch, what a performance model needs besides the shape (docs/results/perfmodel/model.py and the
 /// grader's model, gpulab/grade/perfmodel.hpp): warp-level requests, 32-byte sectors and 128-byte
 /// lines of global loads and stores, shared-memory requests and wavefronts, the shared loads a
 /// lane issued while a global load of its own was on its way to shared memory (see

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# ./gpulab doctor on a machine without a GPU: it lists the compilers with their versions, the
+# sandbox the grader will use, the GPU (none) and what each back-end lacks; choosing cuda or rocm
+# there is refused at once (exit 2, no build), by doctor and by grade. Skipped (77) on a machine
+# with an NVIDIA or AMD GPU.
+# Usage: grader/tests/cli/doctor_test.sh REPO_ROOT
+set -uo pipefail
+root="$1"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+if { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; } || [[ -e /dev/kfd ]]; then
+  echo "a GPU is here: this test is for machines without one"; exit 77
+fi
+gpulab() { GPULAB_NO_INSTALL=1 "$root/gpulab" "$@"; }
+out="$(GPULAB_BACKEND=emu gpulab doctor 2>&1)" || fail "doctor on emu exited $?: $out"
+for want in "compilers  *g[+][+] [0-9]" "sandbox  " "GPU  *none" "emu  " "cuda  *lacks: an NVIDIA GPU" "rocm  *lacks: an AMD GPU"; do
+  grep -qE "^  $want" <<<"$out" || fail "doctor does not say '$want':
+$out"
+done
+for b in cuda rocm; do
+  start=$SECONDS
+  out="$(gpulab --backend "$b" doctor 2>&1)"; rc=$?
+  [[ $rc -eq 2 ]] || fail "doctor --backend $b without that GPU: exit $rc, expected 2"
+  grep -q "cannot grade here" <<<"$out" || fail "doctor --backend $b does not say it cannot grade: $out"
+  out="$(gpulab --backend "$b" grade 01 2>&1)"; rc=$?
+  [[ $rc -eq 2 ]] || fail "grade --backend $b without that GPU: exit $rc, expected 2: $out"
+  grep -q "needs what this machine lacks" <<<"$out" || fail "grade --backend $b does not say what is missing: $out"
+  (( SECONDS - start < 30 )) || fail "--backend $b took $((SECONDS - start)) s to refuse: it must not build first"
+done
+echo "doctor: ok"
