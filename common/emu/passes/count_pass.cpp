@@ -84,6 +84,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#define GPULAB_PASS_ABI_NAMES_ONLY
+#include "gpulab/emu/pass_abi.hpp"  // the runtime functions this pass calls
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -133,7 +135,7 @@ enum CounterSlot : unsigned {
 
 using Counts = std::array<uint64_t, kNUM>;
 
-constexpr const char *kCounterName = "gpulab_emu_icount";
+constexpr const char *kCounterName = gpulab::emu::pass_abi::icount;
 constexpr const char *kDoneMarker = "gpulab.count.done";
 
 bool isSkippedFunction(const Function &F) {
@@ -141,7 +143,7 @@ bool isSkippedFunction(const Function &F) {
     return true;
   StringRef N = F.getName();
   static const char *const Prefixes[] = {
-      "__sanitizer", "gpulab_emu_",    "_ZN6gpulab3emu", "__cxx_global",
+      "__sanitizer", gpulab::emu::pass_abi::prefix,    "_ZN6gpulab3emu", "__cxx_global",
       "_GLOBAL__sub_I", "__tls_init", "_ZTW",           "_ZTH"};
   for (const char *P : Prefixes)
     if (N.startswith(P))

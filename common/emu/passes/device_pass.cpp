@@ -38,6 +38,8 @@
 // two rules off.
 //===----------------------------------------------------------------------===//
 
+#define GPULAB_PASS_ABI_NAMES_ONLY
+#include "gpulab/emu/pass_abi.hpp"  // the runtime functions this pass calls
 #include <cxxabi.h>
 
 #include <cstdlib>
@@ -139,7 +141,7 @@ bool device_function(StringRef name) {
     for (const char *k : kEmulator)
       if (name.substr(strlen("_ZN6gpulab3emu")).startswith(k))
         return true;
-  if (name.startswith("gpulab_emu_") || name.startswith("__sanitizer_cov_") || name == "_Z7clock64v")
+  if (name.startswith(gpulab::emu::pass_abi::prefix) || name.startswith("__sanitizer_cov_") || name == "_Z7clock64v")
     return true;
   // printf (CUDA has it in device code), allocation (device malloc), asserts and aborts, the C++
   // runtime's exceptions and guards, and the compiler's own arithmetic helpers.
@@ -183,7 +185,7 @@ struct Rewriter {
   /// `trace(p, bytes, flags)` before I: a load or store SanitizerCoverage does not trace.
   void trace_access(Instruction *I, Value *Ptr, uint64_t bytes, bool store) {
     IRBuilder<> B(I);
-    B.CreateCall(helper("gpulab_emu_device_access", {I8P, I64, I32}),
+    B.CreateCall(helper(gpulab::emu::pass_abi::device_access, {I8P, I64, I32}),
                  {i8p(B, Ptr), ConstantInt::get(I64, bytes), ConstantInt::get(I32, store ? 1 : 0)});
   }
 
@@ -227,10 +229,10 @@ struct Rewriter {
         B.CreateAlignedStore(values[k], P, Align(std::min(align, s)), is_volatile);
       }
     } else if (is_set) {
-      B.CreateCall(helper("gpulab_emu_device_memset", {I8P, I32, I64, I64}),
+      B.CreateCall(helper(gpulab::emu::pass_abi::device_memset, {I8P, I32, I64, I64}),
                    {i8p(B, Dst), B.CreateZExtOrTrunc(Val, I32), B.CreateZExtOrTrunc(Len, I64), ConstantInt::get(I64, align)});
     } else {
-      B.CreateCall(helper("gpulab_emu_device_memcpy", {I8P, I8P, I64, I64}),
+      B.CreateCall(helper(gpulab::emu::pass_abi::device_memcpy, {I8P, I8P, I64, I64}),
                    {i8p(B, Dst), i8p(B, Src), B.CreateZExtOrTrunc(Len, I64), ConstantInt::get(I64, align)});
     }
   }
@@ -308,7 +310,7 @@ struct Rewriter {
       return;
     IRBuilder<> B(CB);
     Constant *Name = B.CreateGlobalStringPtr(name, "gpulab.host_call.name");
-    B.CreateCall(helper("gpulab_emu_device_host_call", {I8P}), {Name});
+    B.CreateCall(helper(gpulab::emu::pass_abi::device_host_call, {I8P}), {Name});
   }
 
   void call(Function &F, CallBase *CB) {
@@ -321,7 +323,7 @@ struct Rewriter {
     if (!Callee) {
       if (device_calls) {
         IRBuilder<> B(CB);
-        B.CreateCall(helper("gpulab_emu_device_indirect_call", {I8P}), {i8p(B, CB->getCalledOperand())});
+        B.CreateCall(helper(gpulab::emu::pass_abi::device_indirect_call, {I8P}), {i8p(B, CB->getCalledOperand())});
       }
       return;
     }
@@ -356,7 +358,7 @@ struct Rewriter {
       Type *T = isa<AtomicRMWInst>(I) ? cast<AtomicRMWInst>(I)->getValOperand()->getType()
                                       : cast<AtomicCmpXchgInst>(I)->getNewValOperand()->getType();
       IRBuilder<> B(I);
-      B.CreateCall(helper("gpulab_emu_device_atomic", {I8P, I64}),
+      B.CreateCall(helper(gpulab::emu::pass_abi::device_atomic, {I8P, I64}),
                    {i8p(B, Ptr), ConstantInt::get(I64, DL.getTypeStoreSize(T).getFixedSize())});
     }
   }
@@ -425,7 +427,7 @@ struct Rewriter {
                                       "gpulab.device.register", &M);
     Ctor->addFnAttr(Attribute::NoSanitizeCoverage);  // (ours: only reads its table)
     IRBuilder<> B(BasicBlock::Create(C, "", Ctor));
-    B.CreateCall(helper("gpulab_emu_device_functions", {I8P->getPointerTo(), I64}),
+    B.CreateCall(helper(gpulab::emu::pass_abi::device_functions, {I8P->getPointerTo(), I64}),
                  {B.CreateConstGEP2_64(AT, Table, 0, 0), ConstantInt::get(I64, addresses.size())});
     B.CreateRetVoid();
     appendToGlobalCtors(M, Ctor, 0);
@@ -435,7 +437,7 @@ struct Rewriter {
 struct GpulabDevicePass : PassInfoMixin<GpulabDevicePass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     // (Once: a file that two targets compile as a kernel source gets the plugin twice.)
-    if (!M.getNamedGlobal("gpulab_emu_traced_file") || M.getNamedMetadata("gpulab.device_pass"))
+    if (!M.getNamedGlobal(gpulab::emu::pass_abi::traced_file) || M.getNamedMetadata("gpulab.device_pass"))
       return PreservedAnalyses::all();
     M.getOrInsertNamedMetadata("gpulab.device_pass");
     Rewriter R{M, rule_on("instrumentation"), rule_on("device-calls")};

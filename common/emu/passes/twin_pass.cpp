@@ -33,6 +33,8 @@
 // ModuleSanitizerCoveragePass (the same slot as count_pass.cpp's annotation).
 //===----------------------------------------------------------------------===//
 
+#define GPULAB_PASS_ABI_NAMES_ONLY
+#include "gpulab/emu/pass_abi.hpp"  // the runtime functions this pass calls
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -648,7 +650,7 @@ Function *make_block_loop(Function &F) {
 // assumes they may touch anything, and does not jam around them.
 
 constexpr unsigned kJamMaxInner = 240;
-constexpr const char *kJamBlock = "gpulab_emu_jam_block";
+constexpr const char *kJamBlock = gpulab::emu::pass_abi::jam_block;
 
 /// How many threads to jam for inner loops of Size instructions in all: 16 keeps 4 vectors of 4
 /// chains in flight (the naive SGEMM: 8 gave 1.6x the plain loops' time, 16 gave 0.8x); fewer
@@ -745,7 +747,7 @@ Value *named_object(Instruction &I, bool Atomics, bool &Write) {
   const auto *CB = dyn_cast<CallBase>(O);
   const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
   return (isa<Argument>(O) && O->getType()->isPointerTy()) || (G && G->isThreadLocal()) ||
-                 (Callee && Callee->getName() == "gpulab_emu_block_scratch")
+                 (Callee && Callee->getName() == gpulab::emu::pass_abi::block_scratch)
              ? O
              : nullptr;
 }
@@ -850,7 +852,7 @@ void call_copy_where(Function &B, Function &Copy, ArrayRef<IndexSum> Sums, Array
                                     &*Entry.getFirstInsertionPt());
     for (unsigned K = 0; K < Checked.size(); ++K)
       IB.CreateStore(IB.CreatePointerCast(Checked[K], I8Ptr), IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, K));
-    FunctionCallee Check = M.getOrInsertFunction("gpulab_emu_pointers_apart",
+    FunctionCallee Check = M.getOrInsertFunction(gpulab::emu::pass_abi::pointers_apart,
                                                  FunctionType::get(I32, {I8Ptr->getPointerTo(), I32, I64}, false));
     Value *Got = IB.CreateCall(Check, {IB.CreateConstInBoundsGEP2_32(Array, Pointers, 0, 0),
                                        ConstantInt::get(I32, Checked.size()), ConstantInt::get(I64, Written)});
@@ -1763,7 +1765,7 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
   Value *Dim[3] = {Idx[3], Idx[4], Idx[5]};
   Value *N = EB.CreateMul(EB.CreateMul(Dim[0], Dim[1]), Dim[2], "gpulab.n");
   Value *N64 = EB.CreateZExt(N, I64);
-  FunctionCallee Scratch = M.getOrInsertFunction("gpulab_emu_block_scratch", FunctionType::get(I8Ptr, {I64}, false));
+  FunctionCallee Scratch = M.getOrInsertFunction(gpulab::emu::pass_abi::block_scratch, FunctionType::get(I8Ptr, {I64}, false));
   CallInst *Context = EB.CreateCall(Scratch, {EB.CreateMul(N64, EB.getInt64(S.Bytes + 4))}, "gpulab.context");
   Context->addRetAttr(Attribute::NoAlias);  // a buffer of the block's own, like malloc's
   if (auto *SF = dyn_cast<Function>(Scratch.getCallee()))
@@ -1780,7 +1782,7 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
   auto *PlaceTable = new GlobalVariable(M, PlacesTy, true, GlobalValue::PrivateLinkage,
                                         ConstantArray::get(PlacesTy, Rows), F.getName() + ".gpulab_barriers");
   FunctionCallee PhaseEnd = M.getOrInsertFunction(
-      "gpulab_emu_block_phase_end", FunctionType::get(I32, {I32->getPointerTo(), I32, I32, I8Ptr}, false));
+      gpulab::emu::pass_abi::block_phase_end, FunctionType::get(I32, {I32->getPointerTo(), I32, I32, I8Ptr}, false));
 
   // The order of the threads in each phase, as the fibers run them: the thread that completes a
   // barrier (the last to arrive) goes on at once, to its next stop, and the scheduler's next
@@ -1807,7 +1809,7 @@ Function *make_region_loop(Function &F, SmallVector<IndexSum, 4> *Wide = nullptr
   // Into phase j from stop j: past a barrier, one more barrier passed; past a warp collective, the
   // runtime's answer to each thread first (gpulab_emu_block_collective; the block ends on a fault).
   FunctionCallee Collective = M.getOrInsertFunction(
-      "gpulab_emu_block_collective",
+      gpulab::emu::pass_abi::block_collective,
       FunctionType::get(I32, {I32, I8Ptr, I8Ptr, I8Ptr, I8Ptr, I8Ptr, I32, I32, I8Ptr, I32}, false));
   SmallVector<BasicBlock *, 8> Into{nullptr};
   for (size_t j = 1; j <= Cuts.size(); ++j) {
@@ -2111,7 +2113,7 @@ bool uses_shared_memory(const Function &B) {
 
 /// Is this module compiled with the emulator's access tracing? (kernel.hpp defines the marker
 /// where -fsanitize-coverage is on.)
-bool traced_module(const Module &M) { return M.getNamedGlobal("gpulab_emu_traced_file") != nullptr; }
+bool traced_module(const Module &M) { return M.getNamedGlobal(gpulab::emu::pass_abi::traced_file) != nullptr; }
 
 /// Before the vectoriser: a copy of each barrier-free block-loop candidate with an inner loop
 /// (NAME.gpulab_early, optnone, so that the rest of the pipeline leaves it as it is), from which
@@ -2205,7 +2207,7 @@ struct GpulabBlockLoopPass : PassInfoMixin<GpulabBlockLoopPass> {
     Type *I8Ptr = Type::getInt8PtrTy(Ctx);
     Type *I32 = Type::getInt32Ty(Ctx);
     FunctionCallee Register = M.getOrInsertFunction(
-        "gpulab_emu_register_block", FunctionType::get(Type::getVoidTy(Ctx), {I8Ptr, I8Ptr, I32}, false));
+        gpulab::emu::pass_abi::register_block, FunctionType::get(Type::getVoidTy(Ctx), {I8Ptr, I8Ptr, I32}, false));
     // Flags: 1 the file is traced, 2 the block loop uses shared memory (poisoned per block).
     const unsigned Traced = traced_module(M) ? 1 : 0;
     SmallVector<SmallVector<Value *, 3>, 16> Rows;
@@ -2243,7 +2245,7 @@ struct GpulabTwinPass : PassInfoMixin<GpulabTwinPass> {
     // Indirect calls in the twins go through gpulab_emu_plain_twin.
     Type *I8Ptr = Type::getInt8PtrTy(Ctx);
     FunctionCallee Lookup =
-        M.getOrInsertFunction("gpulab_emu_plain_twin", FunctionType::get(I8Ptr, {I8Ptr}, false));
+        M.getOrInsertFunction(gpulab::emu::pass_abi::plain_twin, FunctionType::get(I8Ptr, {I8Ptr}, false));
     for (auto &[F, T] : Pairs) {
       SmallVector<CallBase *, 8> Indirect;
       for (Instruction &I : instructions(*T))
@@ -2261,7 +2263,7 @@ struct GpulabTwinPass : PassInfoMixin<GpulabTwinPass> {
 
     // A constructor that registers every pair.
     FunctionCallee Register = M.getOrInsertFunction(
-        "gpulab_emu_register_twin", FunctionType::get(Type::getVoidTy(Ctx), {I8Ptr, I8Ptr}, false));
+        gpulab::emu::pass_abi::register_twin, FunctionType::get(Type::getVoidTy(Ctx), {I8Ptr, I8Ptr}, false));
     SmallVector<SmallVector<Value *, 3>, 32> Rows;
     for (auto &[F, T] : Pairs)
       Rows.push_back({ConstantExpr::getPointerCast(F, I8Ptr), ConstantExpr::getPointerCast(T, I8Ptr)});

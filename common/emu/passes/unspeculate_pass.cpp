@@ -34,6 +34,8 @@
 // out of loops (LICM) are not undone.
 //===----------------------------------------------------------------------===//
 
+#define GPULAB_PASS_ABI_NAMES_ONLY
+#include "gpulab/emu/pass_abi.hpp"  // the runtime functions this pass calls
 #include <utility>
 
 #include "llvm/IR/DebugLoc.h"
@@ -54,7 +56,7 @@ namespace {
 constexpr const char *kSourceMark = "gpulab.source";
 
 /// Is this module compiled with the emulator's access tracing?
-bool traced_module(const Module &M) { return M.getNamedGlobal("gpulab_emu_traced_file") != nullptr; }
+bool traced_module(const Module &M) { return M.getNamedGlobal(gpulab::emu::pass_abi::traced_file) != nullptr; }
 
 /// The start of the pipeline: marks every load the source makes, where it makes it.
 struct GpulabMarkLoadsPass : PassInfoMixin<GpulabMarkLoadsPass> {

@@ -14,17 +14,8 @@
 #include <vector>
 
 #include "gpulab/emu/kernel.hpp"
+#include "gpulab/emu/pass_abi.hpp"  // the calls the compiler passes insert (defined here)
 #include "gpulab/emu/watch.hpp"
-
-// Registry of untraced twins (called by code the twin pass adds to kernel files).
-extern "C" void gpulab_emu_register_twin(void* traced, void* plain);
-extern "C" void* gpulab_emu_plain_twin(void* function);
-extern "C" void gpulab_emu_register_block(void* kernel, void* loop, int flags);
-// For block loops of kernels with barriers: a context for the block's threads (per worker
-// thread), and the end of one phase (every thread run to its next barrier or its return): the
-// barrier the block goes on from, or 0 when it is done (a disagreement is recorded as a fault).
-extern "C" void* gpulab_emu_block_scratch(std::size_t bytes);
-extern "C" int gpulab_emu_block_phase_end(const int* states, int n, int first_thread, const void* barriers);
 
 namespace gpulab::emu::detail {
 

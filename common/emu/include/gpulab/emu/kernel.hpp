@@ -41,7 +41,7 @@
                                                                         __COUNTER__)[128];      \
   __attribute__((used, aligned(16))) static thread_local
 
-/// Marks a file compiled with the emulator's access tracing, for the twin pass
+/// Marks a file compiled with the emulator's access tracing (its name: pass_abi.hpp), for the twin pass
 /// (common/emu/passes/twin_pass.cpp): untraced twins of its functions, and block loops that run
 /// only in blocks nobody checks.
 #if defined(__clang__) && defined(__has_feature)
