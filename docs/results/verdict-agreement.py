@@ -7,8 +7,8 @@
 For every hand-in of grader/tests/submissions/ (and every ladder step that states a verdict) the
 emulator's performance verdict comes from its JSON report in EMU (the verdict suite writes one per
 case when GPULAB_VERDICT_REPORTS is set). The H200's comes, in this order of preference, from:
-  1. a kept H200 report of the same hand-in (docs/results/labNN-h200/verdicts-cuda/*.txt, and
-     lab 04's graded versions in docs/results/lab04-h200/lab04-*.txt);
+  1. a kept H200 report of the same hand-in (a row of docs/results/verdicts-h200.tsv: the verdict
+     suite's reports first, then a grade of the hand-in alone, then lab 01's class run);
   2. the hand-in's own `expect` line for performance (untagged or [cuda]), for labs whose verdict
      suite passed on the H200 (the result pages say when): the line is then what the H200 gave;
      not for a file that says its cuda lines are "not yet graded on a GPU" (added since);
@@ -31,11 +31,8 @@ SUITE_PASSED_ON_H200 = {
     "01-coalescing": "grader-v2-h200.md, sanitizer-portability-h200.md",
     "06-sgemm": "grader-v2-h200.md, sgemm-h200.md",
 }
-# Kept H200 reports of lab 04 (graded one by one, not by the suite): report file -> case stem.
-LAB04_REPORTS = {"lab04-student.txt": "student", "lab04-solution-1.txt": "solution",
-                 "lab04-02_sequential_tree.txt": "02_sequential_tree",
-                 "lab04-chunk_per_thread.txt": "chunk_per_thread", "lab04-single_block.txt": "single_block",
-                 "lab04-03_wide_blocks.txt": "03_wide_blocks"}
+# The H200's reports, one row each (written by verdicts-h200.py from the reports git keeps).
+VERDICTS_TSV = os.path.join(RESULTS, "verdicts-h200.tsv")
 
 
 def emu_verdict(path):
@@ -66,21 +63,34 @@ def verdict_of(checks):
     return ("fail", ", ".join(failed)) if failed else ("pass", "")
 
 
-def text_verdict(path):
-    """(verdict, detail) of a grade's text report (the console report of ./gpulab grade)."""
-    checks, last = [], None
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = re.match(r"\s+(pass|FAIL)\s+((?:performance|correctness|sanitizer|portability)\.\S+)", line)
-            if m:
-                last = [m.group(2), m.group(1) == "pass", ""]
-                checks.append(last)
-                continue
-            if last is not None and line.startswith("        ") and not last[2]:
-                last[2] = line.strip()
-            elif not line.startswith("        "):
-                last = None
-    return verdict_of([tuple(c) for c in checks])
+def kept_reports():
+    """(lab number, stem) -> (verdict, detail, source) from verdicts-h200.tsv: a suite report before a
+    grade alone, before the class run (whose gradebook keeps only the first failing check: its
+    kind gives the performance verdict, as a report lists correctness, sanitizer, performance, then
+    portability checks)."""
+    import csv
+    rank = {"suite": 0, "alone": 1, "class": 2}
+    found = {}
+    with open(VERDICTS_TSV) as f:
+        for row in csv.DictReader((l for l in f if not l.startswith("#")), delimiter="\t"):
+            how = row["graded"].split()[1]
+            failed = [] if row["failed"] == "-" else row["failed"].split(",")
+            if how == "class":
+                first = failed[0].split(".")[0] if failed else ""
+                v = "not graded" if first in ("correctness", "sanitizer") else "fail" if first == "performance" else "pass"
+                verdict = (v, failed[0] if v == "fail" else "", "H200 class run (%s)" % row["report"])
+            else:
+                checks = [(c.split(" ")[0], False, "not graded" if c.endswith("(not graded)") else "") for c in failed]
+                names = {c[0] for c in checks}
+                perf = [] if row["performance"] == "-" else row["performance"].split(",")
+                checks += [("performance." + p.split("=")[0], True, "") for p in perf
+                           if "performance." + p.split("=")[0] not in names]
+                v, d = verdict_of(checks)
+                verdict = (v, d, "H200 report (%s)" % row["report"])
+            key = (row["lab"], row["hand_in"])
+            if key not in found or rank[how] < found[key][0]:
+                found[key] = (rank[how], verdict)
+    return {k: v for k, (_, v) in found.items()}
 
 
 def expected_performance(source):
@@ -106,25 +116,6 @@ def expected_performance(source):
     return "not graded" if broken else verdict
 
 
-def class_gradebook_verdicts():
-    """Lab 01: the H200 class run's gradebook (docs/results/class-gpu-h200/, hand-ins as listed in
-    docs/results/class-gpu.sh). A report lists correctness, sanitizer, performance, then
-    portability checks, so the first failing check's kind gives the performance verdict."""
-    pool = ["solution", "student", "good_warp_shuffle", "launch_syntax", "wrong_answer", "crash",
-            "caches_results", "race_missing_syncthreads", "hard_coded_warp_size", "solution"]
-    out = {}
-    path = os.path.join(RESULTS, "class-gpu-h200", "gradebook.csv")
-    if not os.path.exists(path):
-        return out
-    import csv
-    for row in csv.DictReader(open(path)):
-        i = int(row["student"][1:])
-        first = row["first_failing_check"].split(".")[0]
-        v = "not graded" if first in ("correctness", "sanitizer") else "fail" if first == "performance" else "pass"
-        out[pool[i]] = (v, row["first_failing_check"] if v == "fail" else "")
-    return out
-
-
 def cases():
     """(lab, stem, source file) of every verdict case, as the verdict suite names them."""
     for lab_dir in sorted(glob.glob(os.path.join(SUBMISSIONS, "*"))):
@@ -138,22 +129,9 @@ def cases():
                 yield lab, os.path.splitext(os.path.basename(f))[0], f
 
 
-def h200_verdict(lab, stem, source):
-    num = lab[:2]
-    kept = os.path.join(RESULTS, "lab%s-h200" % num, "verdicts-cuda", stem + ".txt")
-    if os.path.exists(kept):
-        v, d = text_verdict(kept)
-        return v, d, "H200 report (%s)" % os.path.relpath(kept, RESULTS)
-    if num == "04":
-        for name, s in LAB04_REPORTS.items():
-            if s == stem:
-                path = os.path.join(RESULTS, "lab04-h200", name)
-                v, d = text_verdict(path)
-                return v, d, "H200 report (%s)" % os.path.relpath(path, RESULTS)
-    if num == "01":
-        book = class_gradebook_verdicts()
-        if stem in book:
-            return book[stem][0], book[stem][1], "H200 class run (class-gpu-h200/gradebook.csv)"
+def h200_verdict(lab, stem, source, kept):
+    if (lab[:2], stem) in kept:
+        return kept[(lab[:2], stem)]
     if lab in SUITE_PASSED_ON_H200:
         v = expected_performance(source)
         if v:
@@ -164,9 +142,10 @@ def h200_verdict(lab, stem, source):
 def main():
     emu_dir = sys.argv[1] if len(sys.argv) > 1 else "/tmp/emu-reports"
     rows, counts = [], {"agree": 0, "disagree": 0, "unknown": 0}
+    kept = kept_reports()
     for lab, stem, source in cases():
         ev, ed = emu_verdict(os.path.join(emu_dir, "%s_%s.json" % (lab, stem)))
-        hv, hd, how = h200_verdict(lab, stem, source)
+        hv, hd, how = h200_verdict(lab, stem, source, kept)
         if ev is None or hv is None:
             state = "unknown"
         elif ev == hv:
@@ -178,8 +157,9 @@ def main():
     print("# Performance verdicts, hand-in by hand-in: the emulator against the H200\n")
     print("The reasons for each disagreement, and what is missing: [verdict-agreement.md](verdict-agreement.md).\n")
     print("Written by `python3 docs/results/verdict-agreement.py EMU` (its header says how EMU is made)")
-    print("from the emulator's reports of every verdict case and the H200's kept reports or stated")
-    print("verdicts. Verdict: pass, fail (the failing checks named), not graded (a correctness or")
+    print("from the emulator's reports of every verdict case and the H200's kept reports (one row each in")
+    print("[verdicts-h200.tsv](verdicts-h200.tsv); a report named below: `git show d98f299:docs/results/REPORT`)")
+    print("or stated verdicts. Verdict: pass, fail (the failing checks named), not graded (a correctness or")
     print("sanitizer check failed at the warp size speed is graded at, so speed earns nothing on either")
     print("back-end). Emulator reports of this table: the verdict suite on this repository's tree.\n")
     print("Known on both sides: %d agree, %d disagree; %d without an H200 verdict.\n"
