@@ -14,7 +14,7 @@
 // expect[cuda]: correctness fail
 // (the cuda lines: graded on the H200 on 2026-12-01: every correctness check fails, by up to 5.9e6
 // times the tolerance, compute-sanitizer finds nothing (its racecheck watches shared memory only),
-// docs/results/lab01-h200/verdicts-cuda/block_adds_without_atomics.txt)
+// docs/results/verdicts-h200.tsv)
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

@@ -10,7 +10,7 @@
 // needs: nvcc (the emulator's speed verdict reads the loads per trip from nvcc's PTX)
 // expect[cuda]: performance fail "of the copy kernel's"
 // (the cuda line: graded on the H200 on 2026-12-01, 10.4 GB/s = 0.00265 of copy at n = 16384,
-// predicted 10.4 GB/s = 0.0027 here; docs/results/lab01-h200/verdicts-cuda/one_busy_block_in_a_big_grid.txt)
+// predicted 10.4 GB/s = 0.0027 here; docs/results/verdicts-h200.tsv)
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

@@ -12,7 +12,7 @@
 // needs: nvcc (the emulator's speed verdict reads the loads per trip from nvcc's PTX)
 // expect[cuda]: performance fail "of the copy kernel's"
 // (the cuda line: graded on the H200 on 2026-12-01, 40.6 GB/s = 0.0104 of copy at n = 16384,
-// predicted 40.2 GB/s = 0.0104 here; docs/results/lab01-h200/verdicts-cuda/warp_per_row_one_block.txt)
+// predicted 40.2 GB/s = 0.0104 here; docs/results/verdicts-h200.tsv)
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
 

@@ -2,7 +2,7 @@
 // The emulator sees that no kernel ran; on a GPU the results are right and only the time shows
 // it: the GPU grade times the conversions against a copy kernel (performance.conversion_bandwidth),
 // and the round trip through the host's memory and a host loop is far below it: 0.0004 of the
-// copy bandwidth on the H200 (2026-12-01, docs/results/lab02-h200/verdicts-cuda/).
+// copy bandwidth on the H200 (2026-12-01, docs/results/verdicts-h200.tsv).
 // expect[emu]: lab fail
 // expect[emu]: correctness fail "must be computed by kernels on the device"
 // expect[cuda]: lab fail

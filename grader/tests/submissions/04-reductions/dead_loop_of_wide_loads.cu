@@ -12,7 +12,7 @@
 // expect[cuda]: lab fail
 // expect[cuda]: performance fail "of the vendor library's speed"
 // (the cuda lines: graded on the H200 on 2026-12-01, 0.564 of CUB at 2^28, reading at 0.625 of the
-// copy kernel's bandwidth; docs/results/lab04-h200/verdicts-cuda/dead_loop_of_wide_loads.txt)
+// copy kernel's bandwidth; docs/results/verdicts-h200.tsv)
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
 

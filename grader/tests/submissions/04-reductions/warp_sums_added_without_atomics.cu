@@ -12,7 +12,7 @@
 // (the cuda line: graded on the H200 on 2026-12-01: every correctness check fails, compute-sanitizer
 // finds nothing (racecheck watches shared memory only), and the portability run, the emulator built
 // by g++ without memory tracing, fails 4 checks when blocks on its 16 worker threads collide:
-// docs/results/lab04-h200/verdicts-cuda/warp_sums_added_without_atomics.txt)
+// docs/results/verdicts-h200.tsv)
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
 

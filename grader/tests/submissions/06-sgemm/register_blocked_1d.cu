@@ -11,7 +11,7 @@
 // expect[emu]: performance fail "predicted"
 // needs: nvcc (the emulator's verdict is the model's, which needs the kernels' registers)
 // expect[cuda]: performance fail "of cuBLAS"
-// (the cuda lines: graded on the H200 on 2026-12-01, 0.309 of cuBLAS at 4096^3; docs/results/lab06-h200/verdicts-cuda/)
+// (the cuda lines: graded on the H200 on 2026-12-01, 0.309 of cuBLAS at 4096^3; docs/results/verdicts-h200.tsv)
 #include "gpulab/gpu.hpp"
 #include "sgemm.hpp"
 
