@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The performance model's roofline on labs 01-03 and 05 against the H200: for each version the
-H200 measured (docs/results/lab0N-h200.tsv, lab05-h200/verdicts-cuda/), the emulator's prediction of
+H200 measured (docs/results/lab0N-h200.tsv, lab 05's suite rows of verdicts-h200.tsv), the emulator's prediction of
 its fraction of copy (lab 05: of its ratios), from the JSON reports the verdict suite writes:
 
     GPULAB_VERDICT_REPORTS=EMU build/emu/grader/tests/grader_verdict_tests --gtest_filter='Submissions/*'
@@ -16,7 +16,6 @@ sizes are the rubric's (small); the roofline's fraction does not depend on size,
 what else does.
 """
 import csv
-import glob
 import json
 import os
 import sys
@@ -103,17 +102,15 @@ def main():
             k, (frac, bound, _) = hits[0]
             rows.append(("03", r["version"], r["shape"], float(r["fraction_of_copy"]), frac, bound, k))
 
-    # Lab 05: every hand-in the H200's verdict suite measured (lab05-h200/verdicts-cuda/). The
+    # Lab 05: every hand-in the H200's verdict suite measured (verdicts-h200.tsv). The
     # density's speed-up over the grader's kernel that reads through the sorted index, predicted as
     # the ratio of the two calls' predicted times (io bytes / fraction of copy); the reorder's
     # useful bandwidth (68 bytes per particle) over a copy's.
-    for path in sorted(glob.glob(os.path.join(RESULTS, "lab05-h200", "verdicts-cuda", "*.json"))):
-        handin = os.path.basename(path)[:-len(".json")]
-        measured = {}
-        for l in json.load(open(path)).get("labs", []):
-            for c in l.get("checks", []):
-                if c.get("value") is not None:
-                    measured[c["name"]] = float(c["value"])
+    suite = [r for r in read_tsv(os.path.join(RESULTS, "verdicts-h200.tsv")) if r["lab"] == "05" and r["graded"].endswith(" suite")]
+    for r in sorted(suite, key=lambda r: r["hand_in"]):
+        handin = r["hand_in"]
+        measured = {"performance." + k: float(v) for k, v in (kv.split("=", 1) for kv in r["performance"].split(","))
+                    if v not in ("-", "")}
         calls = rooflines(emu, "05-particle-reorder", handin) or {}
         mine, base = find(calls, "sph_density"), find(calls, "the grader's density through the sorted index")
         speedup = measured.get("performance.density_speedup_vs_indirection")
@@ -131,7 +128,7 @@ def main():
 
     print("# The roofline on labs 01-03 and 05: predicted against the H200's measured ratios\n")
     print("Written by `python3 docs/results/perfmodel/roofline_labs.py EMU` (its header says how EMU is made). Measured:")
-    print("`lab01-h200.tsv`, `lab02-h200.tsv`, `lab03-h200.tsv`, `lab05-h200/verdicts-cuda/*.json` (NVIDIA H200).")
+    print("`lab01-h200.tsv`, `lab02-h200.tsv`, `lab03-h200.tsv`, lab 05's suite rows of `verdicts-h200.tsv` (NVIDIA H200).")
     print("Predicted: the roofline of `gpulab/grade/perfmodel.hpp` on the emulator's counts of the same")
     print("version's measured call at the emulator grade's size (labs 01-03: fraction of copy; lab 05: the")
     print("density's speed-up over the grader's kernel that reads through the sorted index, as the ratio of")

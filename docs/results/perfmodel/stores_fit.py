@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The L2's cost of global stores, fitted to docs/results/perfmodel/probes/stores.cu's timings.
 
-    python3 docs/results/perfmodel/stores_fit.py docs/results/perfmodel-h200/stores/stores.tsv
+    python3 docs/results/perfmodel/stores_fit.py docs/results/perfmodel-stores-h200.tsv
 
 Each store request of W bytes per lane at a stride of S bytes (aligned) touches, as the emulator
 counts per request, min(S, 32) 32-byte sectors and max(1, min(32, S / 4)) 128-byte lines. The

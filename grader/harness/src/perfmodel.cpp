@@ -1,5 +1,25 @@
-// The grader's performance model (gpulab/grade/perfmodel.hpp): a line-by-line port of
-// docs/results/perfmodel/model.py's occupancy() and predict_v1(), whose header explains each term.
+// The grader's performance model (gpulab/grade/perfmodel.hpp; docs/results/perfmodel.md), its only
+// implementation: docs/results/perfmodel/model.py and the other scripts there run it through
+// gpulab-perfmodel-predict (harness/src/perfmodel_predict.cpp).
+//
+// predict_sgemm (v1): per SM rather than for the whole GPU,
+//   - the busiest SM's whole blocks (ceil(blocks / SMs)), so a partial last wave counts;
+//   - the SM's pipes for one block: issue (warp instructions, warp_instructions(), over the
+//     schedulers the resident warps can use), FP32 (FMAs over the FP32 lanes), shared memory
+//     (wavefronts, 32 banks of 4 bytes per clock) and the L1 (its sectors per clock, and at most
+//     one 128-byte line per clock: a request touching 32 lines takes 32);
+//   - occupancy: blocks resident per SM from registers, shared memory, warps and the block limit;
+//   - latency: each barrier interval of a block ends only after the global loads that feed its
+//     shared-memory tile have returned (the L2's latency, measured on the GPU by
+//     docs/results/perfmodel/probes/latency.cu), less the work the block does while they are in
+//     flight (a double-buffered loop: its shared loads issued before it stores the loaded values).
+//     The resident blocks share the SM as a closed queue (b blocks, each alternating a service of
+//     the SM's pipes and a wait), solved exactly by mean-value analysis; one block alone pays the
+//     whole latency every interval, many blocks hide it;
+//   - the DRAM moving the three matrices once.
+// Counts at n^3 scale by (N / n)^3 to the predicted N, global stores (C, written once) and blocks
+// by (N / n)^2, barriers per block by N / n. No cache model beyond the L1's sectors and lines, and
+// the instruction count is the optimised x86 IR's, not the GPU's (perfmodel.md).
 #include "gpulab/grade/perfmodel.hpp"
 
 #include <algorithm>
@@ -26,11 +46,12 @@ const Gpu* gpu(const std::string& name) {
   // H200 SXM: 132 SMs, 1,980 MHz boost, 128 FP32 lanes and 4 schedulers per SM, 4.8 TB/s HBM3e
   // (NVIDIA's H200 datasheet, H100 whitepaper); compute capability 9.0's limits (CUDA
   // programming guide); the L2's latency measured on an H200 (docs/results/perfmodel/probes/latency.cu).
-  // The copy bandwidth: the grader's float4 copy kernel on an H200 at 512 MiB (lab 03's reports,
-  // docs/results/lab03-h200/verdicts-cuda/: 3.87e12 bytes/s).
+  // The copy bandwidth: the grader's float4 copy kernel on an H200 at 512 MiB (lab 03's grade
+  // reports on the H200, in git history: git show d98f299:docs/results/lab03-h200/verdicts-cuda/;
+  // 3.87e12 bytes/s).
   // The stores' L2 costs: a least-squares fit (relative errors) to the H200's times of 4-, 8- and
   // 16-byte stores per lane at strides up to 64 bytes, every byte written
-  // (docs/results/perfmodel-h200/stores/stores.tsv; docs/results/perfmodel/stores_fit.py).
+  // (docs/results/perfmodel-stores-h200.tsv; docs/results/perfmodel/stores_fit.py).
   static const Gpu h200{"H200", 132,  1.98e9, 4,       128,   1,   4,       1,        4.8e12,
                         65536,  256,  64,     32,      233472, 1024, 288, 3.87e12, 1.76e-12, 2.14e-11};
   // The others: public specifications only (Gpu::measured false); docs/results/perfmodel.md,
@@ -112,6 +133,11 @@ int occupancy(const Gpu& g, long long threads, int registers, long long shared_b
     if (it->second < best->second) best = it;
   limit = best->first;
   return static_cast<int>(best->second);
+}
+
+double warp_instructions(const Counts& c, const Gpu& g) {
+  return (get(c, "total") - get(c, "load") - get(c, "store")) / g.warp +
+         32.0 / g.warp * (get(c, "global_load_requests") + get(c, "global_store_requests") + get(c, "shared_requests"));
 }
 
 Prediction predict_sgemm(const Counts& counted, int registers, long long shared_bytes, const Gpu& g, int n, int big_n) {
@@ -413,7 +439,7 @@ PeakRates peak_rates(const std::string& device, double memory_clock_hz, int memo
   const double props_fp32 = multiprocessors * 128.0 * 2.0 * clock_hz;
   if (const Gpu* g = known_gpu(device)) {
     p.dram_bytes_per_s = std::max(g->dram_bytes_per_s, props_dram);
-    p.fp32_flops = std::max(g->sms * g->fp32_lanes * 2.0 * g->clock_hz, props_fp32);
+    p.fp32_flops = std::max(fp32_peak_flops(*g), props_fp32);
     p.source = "the larger of the " + g->name + "'s datasheet and the device's properties";
   } else {
     p.dram_bytes_per_s = 2 * props_dram;

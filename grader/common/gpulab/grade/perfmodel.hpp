@@ -1,8 +1,9 @@
-// gpulab/grade/perfmodel.hpp - the performance model v1 (docs/results/perfmodel/model.py, predict_v1;
-// docs/results/perfmodel.md) for the grader: the time of one SGEMM launch on a named GPU,
-// predicted from what the emulator counted for it at a small size and scaled to the size the GPU
-// grade measures. The Python model is the research tool, this one grades; the test
-// perfmodel_cpp_matches_python runs both on the ladder's counts.
+// gpulab/grade/perfmodel.hpp - the performance model v1 (docs/results/perfmodel.md) for the grader:
+// the time of one SGEMM launch on a named GPU, predicted from what the emulator counted for it at a
+// small size and scaled to the size the GPU grade measures. Its only implementation
+// (harness/src/perfmodel.cpp, whose header explains each term); the scripts of docs/results/perfmodel/
+// run it through gpulab-perfmodel-predict, and the test perfmodel_reproduces_pages checks that it
+// still prints every number of the model's pages.
 #pragma once
 
 #include <map>
@@ -11,7 +12,7 @@
 
 namespace gpulab::grade::perfmodel {
 
-/// A GPU's public specifications and the few numbers measured on it (see model.py's GPUS).
+/// A GPU's public specifications and the few numbers measured on it (`gpulab-perfmodel-predict gpus`).
 struct Gpu {
   std::string name;
   int sms = 0;
@@ -77,6 +78,13 @@ std::string beyond_ceiling(const Gpu& g, double flops_per_s, double dram_bytes_p
 /// occupancy (docs/results/perfmodel/resources.py --hip sets the two side by side).
 int occupancy(const Gpu& g, long long threads, int registers, long long shared_bytes, std::string& limit);
 
+/// Warp instructions of counts `c` on `g`: the threads' non-memory instructions / the warp's width
+/// (lanes of a warp run together in these kernels) + one per warp-level memory request, global and
+/// shared (the emulator counts requests per 32 lanes: a 64-wide warp's instruction counts two).
+/// What predict_sgemm's and predict_roofline's issue terms divide by the schedulers (each computes
+/// it inline); gpulab-perfmodel-predict reports it to set against Nsight Compute's count.
+double warp_instructions(const Counts& c, const Gpu& g);
+
 /// One launch of an n x n x n product, counted at `n` and predicted at `big_n`: counts that grow
 /// with the K loop scale by (big_n / n)^3, global stores and blocks by (big_n / n)^2, barriers
 /// per block by big_n / n.
@@ -128,7 +136,7 @@ const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& g
 
 /// The DRAM read bandwidth a streaming kernel reaches on `g` when each of `threads_per_sm`
 /// resident threads per SM keeps `bytes_per_thread` bytes of loads in flight: measured on an H200
-/// (docs/results/perfmodel/probes/inflight.cu, docs/results/perfmodel-h200/inflight/inflight.tsv: 4 to 64
+/// (docs/results/perfmodel/probes/inflight.cu, docs/results/perfmodel-inflight-h200.tsv: 4 to 64
 /// bytes per thread, 256 to 2048 threads per SM), interpolated in log2 of both, and scaled
 /// linearly below the grid (Little's law); above it, the 64-byte row. 0 for a GPU without
 /// those measurements.
