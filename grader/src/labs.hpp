@@ -6,13 +6,14 @@
 #include <vector>
 
 #include "model.hpp"
+#include "types.hpp"
 
 namespace gpulab::grade {
 
 struct GradeOptions {
-  std::string backend;
+  Backend backend = Backend::emu;
   std::string build_dir;
-  std::string impl = "student";  ///< student | solution | submission
+  Impl impl = Impl::student;
   std::string submission;        ///< file or directory, when impl == submission
   std::vector<int> warp_sizes;   ///< emu: each run's warp size; GPU: {0}
   std::string seed;

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -119,8 +120,8 @@ std::vector<LabInfo> select_labs(const std::vector<LabInfo>& labs, const std::ve
 /// worst run suggests (the checks report `suggest.<section>.<key>` = suggestion and measurement).
 int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vector<std::string>& names, int runs,
               bool write) {
-  opt.impl = "solution";
-  opt.warp_sizes = opt.backend == "emu" ? std::vector<int>{32} : std::vector<int>{0};
+  opt.impl = Impl::solution;
+  opt.warp_sizes = is_gpu(opt.backend) ? std::vector<int>{0} : std::vector<int>{32};
   int status = 0;
   for (const auto& lab : select_labs(labs, names)) {
     std::map<std::string, std::pair<double, std::string>> suggestion;  // key -> (worst, all measured)
@@ -147,7 +148,7 @@ int calibrate(const std::vector<LabInfo>& labs, GradeOptions opt, const std::vec
       }
     }
     std::printf("\n# %s on %s (%s), reference solution, %d run(s): paste into %s\n", lab.id.c_str(),
-                console_text(device, true).c_str(), opt.backend.c_str(), runs, lab.rubric.c_str());
+                console_text(device, true).c_str(), name(opt.backend), runs, lab.rubric.c_str());
     if (suggestion.empty()) {
       std::printf("# (no check of this back-end suggests a threshold)\n");
       continue;
@@ -186,25 +187,61 @@ bool write_reports(const Report& report, const std::string& json, const std::str
   return ok;
 }
 
-int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const std::string& json,
-          const std::string& junit, const std::string& html) {
-  // Before anything runs, each report says "grading incomplete" and lists the planned labs: a
-  // grader that crashes or is killed leaves that, not nothing and not an old report. It is also
-  // the check that every report can be written at all, before minutes of grading.
+/// The report written before grading starts: "grading incomplete", the planned labs.
+Report planned_report(const std::vector<LabInfo>& selected, const GradeOptions& opt) {
   Report report;
-  report.backend = opt.backend;
+  report.backend = name(opt.backend);
   // The emulator is known before anything runs; a GPU's name comes from the runner (a hand-in
   // that does not build leaves it unknown).
-  report.device = opt.backend == "emu" ? "gpulab CPU emulator" : "device unknown";
+  report.device = is_gpu(opt.backend) ? "device unknown" : "gpulab CPU emulator";
   report.seed = opt.seed;
   report.complete = false;
   for (const auto& lab : selected) {
     LabResult planned;
     planned.lab = lab.id;
-    planned.impl = opt.impl;
+    planned.impl = name(opt.impl);
     planned.graded = false;
     report.labs.push_back(planned);
   }
+  return report;
+}
+
+/// Grades one lab; a grader error fails that lab only (the other labs are still graded).
+LabResult grade_one(const LabInfo& lab, const GradeOptions& opt) {
+  std::fprintf(stderr, "grading %s (%s) ...\n", lab.id.c_str(), name(opt.impl));
+  std::string error;
+  try {
+    return grade_lab(lab, opt);
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "an unknown exception";
+  }
+  LabResult r;
+  r.lab = lab.id;
+  r.impl = name(opt.impl);
+  r.checks.push_back(Check{"grader", name(CheckKind::correctness), false, "", "", "", "grader error: " + error});
+  r.max_score = 1;
+  return r;
+}
+
+/// Appends the report to GitHub's step summary; false (said why) when it cannot be written.
+bool write_github_summary(const Report& report, const char* gh) {
+  try {
+    append_github_summary(report, gh);
+    return true;
+  } catch (const ReportError& e) {
+    std::fprintf(stderr, "gpulab grade: cannot write the GitHub step summary to %s: %s\n", gh, e.what());
+    return false;
+  }
+}
+
+int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const std::string& json,
+          const std::string& junit, const std::string& html) {
+  // Before anything runs, each report says "grading incomplete" and lists the planned labs: a
+  // grader that crashes or is killed leaves that, not nothing and not an old report. It is also
+  // the check that every report can be written at all, before minutes of grading.
+  Report report = planned_report(selected, opt);
   if (!write_reports(report, json, junit)) return 2;
   const char* gh = std::getenv("GITHUB_STEP_SUMMARY");
   if (gh && *gh) {
@@ -215,26 +252,8 @@ int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const s
       return 2;
     }
   }
-
   for (std::size_t i = 0; i < selected.size(); ++i) {
-    const LabInfo& lab = selected[i];
-    std::fprintf(stderr, "grading %s (%s) ...\n", lab.id.c_str(), opt.impl.c_str());
-    LabResult r;
-    std::string error;
-    try {
-      r = grade_lab(lab, opt);
-    } catch (const std::exception& e) {
-      error = e.what();
-    } catch (...) {
-      error = "an unknown exception";
-    }
-    if (!error.empty()) {  // the lab fails; the other labs are still graded
-      r = LabResult{};
-      r.lab = lab.id;
-      r.impl = opt.impl;
-      r.checks.push_back(Check{"grader", "correctness", false, "", "", "", "grader error: " + error});
-      r.max_score = 1;
-    }
+    LabResult r = grade_one(selected[i], opt);
     if (report.device == "device unknown" && r.info.count("device")) report.device = r.info["device"];
     report.labs[i] = r;
     // Still incomplete, but what was graded is kept should a later lab bring the grader down.
@@ -246,16 +265,119 @@ int grade(const std::vector<LabInfo>& selected, const GradeOptions& opt, const s
   std::fflush(stdout);  // after the table
   if (written && !html.empty())
     std::fprintf(stderr, "the report to look at: %s\n", std::filesystem::absolute(html).string().c_str());
-  if (gh && *gh) {
-    try {
-      append_github_summary(report, gh);
-    } catch (const ReportError& e) {
-      std::fprintf(stderr, "gpulab grade: cannot write the GitHub step summary to %s: %s\n", gh, e.what());
-      written = false;
-    }
-  }
+  if (gh && *gh) written = write_github_summary(report, gh) && written;
   if (!written) return 2;
   return report.passed() ? 0 : 1;
+}
+
+/// What the command line says, besides the grade options.
+struct CommandLine {
+  GradeOptions opt;
+  std::string impl = name(Impl::student);
+  std::vector<std::string> names;
+  std::string seed, json, junit, html;
+  int warp = 0, runs = 3;
+  bool write = false;
+};
+
+// As before CLI11: an option given twice takes its last value (a verdict test's `// options:`
+// line overrides the --timeout it is given first).
+constexpr auto kLastWins = CLI::MultiOptionPolicy::TakeLast;
+
+/// An option that names a file to write.
+void add_file_option(CLI::App* cmd, const std::string& flag, std::string& into, const std::string& what) {
+  cmd->add_option(flag, into, what)
+      ->type_name("FILE")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
+}
+
+CLI::App* add_grade_command(CLI::App& app, CommandLine& cl) {
+  CLI::App* grade_cmd = app.add_subcommand("grade", "grade labs (no LAB: all of them)");
+  grade_cmd->add_option("LAB", cl.names, "01, 1, 01-coalescing or coalescing")->type_name("");
+  grade_cmd->add_option("--impl", cl.impl, "grade the file you edit in labs/ (student, the default) or the reference")
+      ->type_name("student|solution")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("student or solution", [](const std::string& v) {
+        const std::optional<Impl> impl = parse_impl(v);
+        return impl && *impl != Impl::submission;  // that one is --submission's
+      }));
+  grade_cmd
+      ->add_option("--submission", cl.opt.submission,
+                   "grade PATH instead: a lab's file, or a directory laid out like the repository "
+                   "(labs/NN-name/...); the working tree is not touched")
+      ->type_name("PATH")
+      ->multi_option_policy(kLastWins);
+  grade_cmd->add_option("--warp-size", cl.warp, "emulator: run the checks at this warp size only (default: both)")
+      ->type_name("32|64")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("32 or 64", [](const std::string& v) { return v == "32" || v == "64"; }));
+  grade_cmd->add_option("--seed", cl.seed, "reuse the random inputs of an earlier run")
+      ->type_name("N")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("an unsigned 64-bit integer", is_uint64));
+  grade_cmd->add_flag("--no-performance", cl.opt.skip_performance,
+                      "plan and run no performance check (a GPU grade's emulator run uses it)");
+  grade_cmd->add_option("--emu-build", cl.opt.emu_build,
+                        "GPU back-ends: the emulator's build tree for the portability check (default: build/emu, "
+                        "else build/emu-gcc)")
+      ->type_name("DIR")
+      ->multi_option_policy(kLastWins);
+  add_file_option(grade_cmd, "--json", cl.json, "write a machine-readable report (schema: docs/report-format.md)");
+  add_file_option(grade_cmd, "--junit", cl.junit, "write JUnit XML (one test case per check) for CI");
+  add_file_option(grade_cmd, "--html", cl.html,
+                  "write a page to look at: the checks, and the source with each line's memory metrics "
+                  "(./gpulab grade writes build/<back-end>/gpulab-report.html unless told otherwise)");
+  return grade_cmd;
+}
+
+CLI::App* add_calibrate_command(CLI::App& app, CommandLine& cl) {
+  CLI::App* calibrate_cmd =
+      app.add_subcommand("calibrate",
+                         "grade the reference solutions N times on this device and print (--write: store) the rubric "
+                         "thresholds they suggest");
+  calibrate_cmd->add_option("LAB", cl.names, "01, 1, 01-coalescing or coalescing")->type_name("");
+  calibrate_cmd->add_option("--runs", cl.runs, "how many times (default 3)")
+      ->type_name("N")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("a whole number from 1 to 100", [](const std::string& v) {
+        return !v.empty() && v.size() <= 3 && v.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoi(v) >= 1 && std::stoi(v) <= 100;
+      }));
+  calibrate_cmd->add_flag("--write", cl.write, "store the suggested thresholds in the rubric files");
+  return calibrate_cmd;
+}
+
+/// The options grade and calibrate share.
+void add_common_options(CLI::App* cmd, CommandLine& cl) {
+  cmd->add_option("--timeout", cl.opt.timeout_override, "time limit of each lab process (default: the lab's rubric)")
+      ->type_name("SECONDS")
+      ->multi_option_policy(kLastWins)
+      ->check(takes("a positive number of seconds, at most 86400", is_seconds));
+  cmd->add_flag("--verbose", cl.opt.verbose, "show the build and the lab processes' output");
+}
+
+/// The grade options the parsed command line implies: the implementation, the warp sizes, the seed.
+void settle_grade_options(CommandLine& cl) {
+  GradeOptions& opt = cl.opt;
+  opt.impl = parse_impl(cl.impl).value_or(Impl::student);
+  if (!opt.submission.empty()) {
+    if (opt.impl == Impl::solution) usage_error("--submission and --impl solution exclude each other");
+    opt.impl = Impl::submission;
+    if (access(opt.submission.c_str(), R_OK) != 0) usage_error("cannot read the submission " + opt.submission);
+  }
+  if (!cl.json.empty() && !cl.junit.empty() &&
+      std::filesystem::absolute(cl.json).lexically_normal() == std::filesystem::absolute(cl.junit).lexically_normal())
+    usage_error("--json and --junit name the same file");
+  if (!is_gpu(opt.backend)) {
+    opt.warp_sizes = cl.warp ? std::vector<int>{cl.warp} : std::vector<int>{32, 64};
+  } else {
+    if (cl.warp) std::fprintf(stderr, "gpulab grade: --warp-size applies to the emulator; the GPU's warp size is used\n");
+    opt.warp_sizes = {0};
+  }
+  // Printed in the report; --seed N reproduces it (normalised: "007" is 7).
+  opt.seed = std::to_string(cl.seed.empty() ? std::random_device{}() % 1000000000u
+                                            : std::strtoull(cl.seed.c_str(), nullptr, 10));
 }
 
 }  // namespace
@@ -266,83 +388,20 @@ int main(int argc, char** argv) {
   for (const char* name : {"GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "GTEST_SHARD_STATUS_FILE", "GTEST_FILTER",
                            "GTEST_OUTPUT", "GTEST_REPEAT", "GTEST_SHUFFLE", "GTEST_RANDOM_SEED", "GTEST_FAIL_FAST"})
     ::unsetenv(name);
-  GradeOptions opt;
-  opt.backend = GPULAB_DEFAULT_BACKEND;
-  opt.build_dir = GPULAB_BUILD_DIR;
-  std::vector<std::string> names;
-  std::string seed, json, junit, html;
-  int warp = 0, runs = 3;
-  bool write = false;
+  CommandLine cl;
+  const std::optional<Backend> backend = parse_backend(GPULAB_DEFAULT_BACKEND);
+  if (!backend) usage_error(std::string("this grader was built for an unknown back-end: ") + GPULAB_DEFAULT_BACKEND);
+  cl.opt.backend = *backend;
+  cl.opt.build_dir = GPULAB_BUILD_DIR;
 
-  // As before CLI11: an option given twice takes its last value (a verdict test's `// options:`
-  // line overrides the --timeout it is given first).
-  constexpr auto kLastWins = CLI::MultiOptionPolicy::TakeLast;
   CLI::App app(
       "Grades the labs: builds each implementation against the pristine checks and runs them "
       "in a child process with a time limit.",
       "gpulab");
   app.require_subcommand(1);
-  CLI::App* grade_cmd = app.add_subcommand("grade", "grade labs (no LAB: all of them)");
-  grade_cmd->add_option("LAB", names, "01, 1, 01-coalescing or coalescing")->type_name("");
-  grade_cmd->add_option("--impl", opt.impl, "grade the file you edit in labs/ (student, the default) or the reference")
-      ->type_name("student|solution")
-      ->multi_option_policy(kLastWins)
-      ->check(takes("student or solution", [](const std::string& v) { return v == "student" || v == "solution"; }));
-  grade_cmd
-      ->add_option("--submission", opt.submission,
-                   "grade PATH instead: a lab's file, or a directory laid out like the repository "
-                   "(labs/NN-name/...); the working tree is not touched")
-      ->type_name("PATH")
-      ->multi_option_policy(kLastWins);
-  grade_cmd->add_option("--warp-size", warp, "emulator: run the checks at this warp size only (default: both)")
-      ->type_name("32|64")
-      ->multi_option_policy(kLastWins)
-      ->check(takes("32 or 64", [](const std::string& v) { return v == "32" || v == "64"; }));
-  grade_cmd->add_option("--seed", seed, "reuse the random inputs of an earlier run")
-      ->type_name("N")
-      ->multi_option_policy(kLastWins)
-      ->check(takes("an unsigned 64-bit integer", is_uint64));
-  grade_cmd->add_flag("--no-performance", opt.skip_performance,
-                      "plan and run no performance check (a GPU grade's emulator run uses it)");
-  grade_cmd->add_option("--emu-build", opt.emu_build,
-                        "GPU back-ends: the emulator's build tree for the portability check (default: build/emu, "
-                        "else build/emu-gcc)")
-      ->type_name("DIR")
-      ->multi_option_policy(kLastWins);
-  grade_cmd->add_option("--json", json, "write a machine-readable report (schema: docs/report-format.md)")
-      ->type_name("FILE")
-      ->multi_option_policy(kLastWins)
-      ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
-  grade_cmd->add_option("--junit", junit, "write JUnit XML (one test case per check) for CI")
-      ->type_name("FILE")
-      ->multi_option_policy(kLastWins)
-      ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
-  grade_cmd->add_option("--html", html,
-                        "write a page to look at: the checks, and the source with each line's memory metrics "
-                        "(./gpulab grade writes build/<back-end>/gpulab-report.html unless told otherwise)")
-      ->type_name("FILE")
-      ->multi_option_policy(kLastWins)
-      ->check(takes("a file name", [](const std::string& v) { return !v.empty(); }));
-  CLI::App* calibrate_cmd =
-      app.add_subcommand("calibrate",
-                         "grade the reference solutions N times on this device and print (--write: store) the rubric "
-                         "thresholds they suggest");
-  calibrate_cmd->add_option("LAB", names, "01, 1, 01-coalescing or coalescing")->type_name("");
-  calibrate_cmd->add_option("--runs", runs, "how many times (default 3)")
-      ->type_name("N")
-      ->multi_option_policy(kLastWins)
-      ->check(takes("a whole number from 1 to 100", [](const std::string& v) {
-        return !v.empty() && v.size() <= 3 && v.find_first_not_of("0123456789") == std::string::npos &&
-               std::stoi(v) >= 1 && std::stoi(v) <= 100;
-      }));
-  calibrate_cmd->add_flag("--write", write, "store the suggested thresholds in the rubric files");
-  for (CLI::App* cmd : {grade_cmd, calibrate_cmd}) {
-    cmd->add_option("--timeout", opt.timeout_override, "time limit of each lab process (default: the lab's rubric)")
-        ->type_name("SECONDS")
-        ->multi_option_policy(kLastWins)
-        ->check(takes("a positive number of seconds, at most 86400", is_seconds));
-    cmd->add_flag("--verbose", opt.verbose, "show the build and the lab processes' output");
-  }
+  CLI::App* grade_cmd = add_grade_command(app, cl);
+  CLI::App* calibrate_cmd = add_calibrate_command(app, cl);
+  for (CLI::App* cmd : {grade_cmd, calibrate_cmd}) add_common_options(cmd, cl);
   CLI::App* list_cmd = app.add_subcommand("list", "the labs this build knows");
 
   if (argc > 1 && (std::string(argv[1]) == "list" || std::string(argv[1]) == "calibrate")) g_command = argv[1];
@@ -357,30 +416,14 @@ int main(int argc, char** argv) {
     usage_error(e.what());
   }
 
-  const auto labs = read_manifest(opt.build_dir);
-  if (labs.empty()) usage_error("no labs recorded in " + opt.build_dir + "/gpulab-labs.tsv: configure the build first");
+  const auto labs = read_manifest(cl.opt.build_dir);
+  if (labs.empty())
+    usage_error("no labs recorded in " + cl.opt.build_dir + "/gpulab-labs.tsv: configure the build first");
   if (list_cmd->parsed()) {
     for (const auto& l : labs) std::printf("%s\t%s\n", l.id.c_str(), l.lab_dir.c_str());
     return 0;
   }
-  if (calibrate_cmd->parsed()) return calibrate(labs, opt, names, runs, write);
-
-  if (!opt.submission.empty()) {
-    if (opt.impl == "solution") usage_error("--submission and --impl solution exclude each other");
-    opt.impl = "submission";
-    if (access(opt.submission.c_str(), R_OK) != 0) usage_error("cannot read the submission " + opt.submission);
-  }
-  if (!json.empty() && !junit.empty() &&
-      std::filesystem::absolute(json).lexically_normal() == std::filesystem::absolute(junit).lexically_normal())
-    usage_error("--json and --junit name the same file");
-  if (opt.backend == "emu") {
-    opt.warp_sizes = warp ? std::vector<int>{warp} : std::vector<int>{32, 64};
-  } else {
-    if (warp) std::fprintf(stderr, "gpulab grade: --warp-size applies to the emulator; the GPU's warp size is used\n");
-    opt.warp_sizes = {0};
-  }
-  // Printed in the report; --seed N reproduces it (normalised: "007" is 7).
-  opt.seed =
-      std::to_string(seed.empty() ? std::random_device{}() % 1000000000u : std::strtoull(seed.c_str(), nullptr, 10));
-  return grade(select_labs(labs, names), opt, json, junit, html);
+  if (calibrate_cmd->parsed()) return calibrate(labs, cl.opt, cl.names, cl.runs, cl.write);
+  settle_grade_options(cl);
+  return grade(select_labs(labs, cl.names), cl.opt, cl.json, cl.junit, cl.html);
 }

@@ -1,15 +1,18 @@
-// The grader's view of a grading run: labs, their checks, points.
+// The grader's view of a grading run: labs, their checks, points. It is what the reports write,
+// so its back-end, implementation and check kinds are their names (types.hpp gives them).
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "types.hpp"
+
 namespace gpulab::grade {
 
 struct Check {
   std::string name;
-  std::string kind;  ///< correctness | performance | sanitizer | portability (GPU grades)
+  std::string kind;  ///< name(CheckKind): correctness | performance | sanitizer | portability (GPU grades)
   bool passed = false;
   std::string value;      ///< number as text, empty when none
   std::string threshold;  ///< number as text, empty when none
@@ -21,7 +24,7 @@ struct Check {
 
 struct LabResult {
   std::string lab;
-  std::string impl;    ///< student | solution | submission
+  std::string impl;    ///< name(Impl): student | solution | submission
   std::string source;  ///< the file(s) graded
   /// How the code under test was isolated: "bubblewrap" (read-only tree, own PID/network/IPC
   /// namespaces, clean environment, rlimits) or "rlimits" (process group + rlimits + a separate
@@ -41,8 +44,11 @@ struct LabResult {
   std::map<std::string, double> seconds;
 };
 
+/// Whether a check is of kind `k`.
+inline bool is(const Check& c, CheckKind k) { return c.kind == name(k); }
+
 struct Report {
-  std::string backend;
+  std::string backend;  ///< name(Backend)
   std::string device;
   std::string seed;
   /// false in the report written before grading starts (and rewritten after each lab), so that

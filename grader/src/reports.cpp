@@ -361,7 +361,7 @@ void print_table(const Report& r, bool colour) {
                   line(c.name).c_str(), line(value_text(c)).c_str(), fmt(c.points).c_str(), fmt(c.max_points).c_str());
       // Each line of a message is indented under its check: output of the code under test
       // cannot start a line of the table.
-      if (!c.message.empty() && (!c.passed || c.kind == "performance")) {
+      if (!c.message.empty() && (!c.passed || is(c, CheckKind::performance))) {
         std::istringstream in(console_text(c.message, false));
         for (std::string text; std::getline(in, text);) std::printf("        %s\n", text.c_str());
       }

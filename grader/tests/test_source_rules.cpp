@@ -134,7 +134,7 @@ TEST(GraderSourceRules, PreprocessedTextRefusesOnlyWhatNoHeaderProduces) {
 /// hand-ins are refused or not by their own statements, elsewhere.
 TEST(GraderSourceRules, EveryKernelFileOfTheRepositoryPasses) {
   int files = 0;
-  for (const char* dir : {"labs", "solutions", "grader/tests/submissions", "common/emu/tests/cuda-corpus", "examples"})
+  for (const char* dir : {"labs", "solutions", "grader/tests/submissions", "common/emu/tests/cuda-corpus", "docs/examples"})
     for (const auto& e : fs::recursive_directory_iterator(fs::path(GPULAB_TEST_SOURCE_DIR) / dir)) {
       const std::string ext = e.path().extension().string();
       if (!e.is_regular_file() || (ext != ".cu" && ext != ".cuh")) continue;

@@ -145,6 +145,8 @@ const Rubric& rubric() { return g_rubric; }
 
 std::string backend_section(const std::string& kind) { return kind + "." + gpulab::backend(); }
 
+const std::string& current_check() { return g_check.name; }
+
 std::mt19937_64 rng() { return std::mt19937_64(g_options.seed ^ fnv1a(g_check.name)); }
 
 void record(double value, double threshold, const std::string& unit) {
@@ -173,6 +175,29 @@ void emit_metric(const std::vector<std::string>& fields) {
 
 void suggest_threshold(const std::string& key, double measured, double factor) {
   info("suggest." + backend_section("performance") + "." + key, number(measured * factor) + "\t" + number(measured));
+}
+
+Measured::Measured(double value, double threshold, std::string unit)
+    : value_(value), threshold_(threshold), unit_(std::move(unit)) {}
+
+Measured& Measured::suggest(std::string key, double factor) {
+  suggest_key_ = std::move(key);
+  factor_ = factor;
+  return *this;
+}
+
+Measured& Measured::at_most() {
+  at_most_ = true;
+  return *this;
+}
+
+bool Measured::judge(const std::string& text, const std::string& failure) const {
+  record(value_, threshold_, unit_);
+  if (!suggest_key_.empty()) suggest_threshold(suggest_key_, value_, factor_);
+  const bool passed = at_most_ ? !(value_ > threshold_) : !(value_ < threshold_);
+  if (passed) note(text);
+  else ADD_FAILURE() << text << failure;
+  return passed;
 }
 
 }  // namespace gpulab::grade

@@ -271,16 +271,13 @@ TEST(performance, bandwidth_vs_copy) {
     worst = std::min(worst, m_ratio.value);
     report += m_ratio.text + "\n";
   }
-  record(worst, min_fraction, "of copy bandwidth");
   // Half the reference: it adds float4 loads, beyond this lab's lesson (a plain coalesced version
   // reaches about 0.6 of the reference on an H200; see docs/results/lab01-h200.md).
-  suggest_threshold("min_fraction_of_copy", worst, 0.5);
-  if (worst < min_fraction)
-    ADD_FAILURE() << report << "below " << kit::num(min_fraction)
-                  << " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
-                     " row); see labs/01-coalescing/README.md";
-  else
-    note(report);
+  Measured(worst, min_fraction, "of copy bandwidth")
+      .suggest("min_fraction_of_copy", 0.5)
+      .judge(report,
+             std::string("below ") + kit::num(min_fraction) + " of the copy bandwidth\n  hint: make neighbouring threads read neighbouring addresses (one block per"
+                     " row); see labs/01-coalescing/README.md");
 }
 
 #endif

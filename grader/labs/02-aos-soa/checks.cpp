@@ -19,6 +19,7 @@
 #include "gpulab/grade/compare.hpp"
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/perfmodel.hpp"
 #include "gpulab/grade/timing.hpp"
@@ -34,16 +35,8 @@ namespace pp = particle_physics;
 
 constexpr double u = kFloatUnitRoundoff;
 
-/// The check's generator (rng()), or for `set` > 0 another stream of it: the data sets of one check
-/// must differ (rng() starts from the same state at every call of a check).
-std::mt19937_64 generator(int set) {
-  auto gen = rng();
-  if (set > 0) gen.seed(gen() + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(set));
-  return gen;
-}
-
 std::vector<Particle> random_particles(int n, int set = 0) {
-  auto gen = generator(set);
+  auto gen = kit::generator(set);
   auto in = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen); };
   std::vector<Particle> p(static_cast<std::size_t>(n));
   for (Particle& q : p) {
@@ -141,7 +134,7 @@ bool check_distances(int n, const std::vector<Particle>& p, const std::vector<fl
 }
 
 float4 random_centre(int set = 0) {
-  auto gen = generator(set);
+  auto gen = kit::generator(set);
   std::uniform_real_distribution<float> d(-5, 5);
   return {d(gen), d(gen), d(gen), NAN};  // c.w must be ignored
 }
@@ -185,7 +178,7 @@ void step_reference(const std::vector<Particle>& p, float dt, std::vector<double
 }
 
 float random_dt(int set = 0) {
-  auto gen = generator(set);
+  auto gen = kit::generator(set);
   return std::uniform_real_distribution<float>(0.001f, 0.1f)(gen);
 }
 
@@ -475,14 +468,11 @@ TEST(performance, positions_only_bandwidth) {
   });
   // The kernels' results are checked through the kit too (fresh particles, up to 2^20 of them).
   if (defence_enabled("timed-outputs")) check_distances_at(std::min(n, 1 << 20));
-  record(r.value, min_fraction, "of copy bandwidth");
-  suggest_threshold("min_fraction_of_copy", r.value, 0.75);
-  if (r.value < min_fraction)
-    ADD_FAILURE() << r.text << "\nbelow " << kit::num(min_fraction)
-                  << " of the copy bandwidth\n  hint: a positions-only kernel over AoS moves whole particles; keep the"
-                     " positions in an array of their own (labs/02-aos-soa/README.md, \"The idea\")";
-  else
-    note(r.text);
+  Measured(r.value, min_fraction, "of copy bandwidth")
+      .suggest("min_fraction_of_copy", 0.75)
+      .judge(r.text,
+             std::string("\nbelow ") + kit::num(min_fraction) + " of the copy bandwidth\n  hint: a positions-only kernel over AoS moves whole particles; keep the"
+                     " positions in an array of their own (labs/02-aos-soa/README.md, \"The idea\")");
 }
 
 /// Useful bandwidth (bytes every particle must move / time) of one timed call against the copy
@@ -558,15 +548,12 @@ TEST(performance, conversion_bandwidth) {
                                             [&] { particles_from_layout(store, back, n); }, work);
   if (defence_enabled("timed-outputs")) check_round_trip(std::min(n, 1 << 20));
   const kit::Ratio& worse = to.value <= from.value ? to : from;
-  record(worse.value, min_fraction, "of copy bandwidth (the slower conversion)");
-  suggest_threshold("min_fraction_of_copy_conversion", worse.value, 0.75);
   const std::string text = "n = " + std::to_string(n) + ": " + to.text + "; " + from.text;
-  if (worse.value < min_fraction)
-    ADD_FAILURE() << text << "\nbelow " << kit::num(min_fraction)
-                  << " of the copy bandwidth\n  hint: a thread per particle reads (or writes) 64 bytes apart on the AoS"
-                     " side; stage a tile in shared memory so both sides move consecutive float4 (README: \"Converting AoS to SoA\")";
-  else
-    note(text);
+  Measured(worse.value, min_fraction, "of copy bandwidth (the slower conversion)")
+      .suggest("min_fraction_of_copy_conversion", 0.75)
+      .judge(text,
+             std::string("\nbelow ") + kit::num(min_fraction) + " of the copy bandwidth\n  hint: a thread per particle reads (or writes) 64 bytes apart on the AoS"
+                     " side; stage a tile in shared memory so both sides move consecutive float4 (README: \"Converting AoS to SoA\")");
 }
 
 #endif

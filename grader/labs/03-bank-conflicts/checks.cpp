@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -16,6 +15,7 @@
 
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
@@ -49,8 +49,7 @@ void call_transpose(const double* in, double* out, int rows, int cols) { transpo
 /// call of a check, so two matrices of one check must ask for different sets).
 template <class T>
 std::vector<T> random_matrix(const Shape& s, int set = 0) {
-  auto gen = rng();
-  if (set > 0) gen.seed(gen() + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(set));
+  auto gen = kit::generator(set);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<T> m(static_cast<std::size_t>(s.rows) * s.cols);
   for (T& x : m) x = static_cast<T>(u(gen));
@@ -419,14 +418,11 @@ void check_bandwidth(const std::vector<Shape>& shapes, const std::string& thresh
     worst = std::min(worst, m.value);
     report += m.text + "\n";
   }
-  record(worst, min_fraction, "of copy bandwidth");
-  suggest_threshold(threshold_key, worst, 0.85);
-  if (worst < min_fraction)
-    ADD_FAILURE() << report << "below " << std::setprecision(3) << min_fraction
-                  << " of the copy bandwidth\n  hint: coalesce both global sides through a shared tile, then remove its"
-                     " bank conflicts (padding or an XOR swizzle); see labs/03-bank-conflicts/README.md";
-  else
-    note(report);
+  Measured(worst, min_fraction, "of copy bandwidth")
+      .suggest(threshold_key, 0.85)
+      .judge(report,
+             std::string("below ") + kit::num(min_fraction) + " of the copy bandwidth\n  hint: coalesce both global sides through a shared tile, then remove its"
+                     " bank conflicts (padding or an XOR swizzle); see labs/03-bank-conflicts/README.md");
 }
 
 std::vector<Shape> rubric_shapes(const std::string& rows_key, const std::string& cols_key) {

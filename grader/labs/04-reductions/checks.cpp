@@ -5,20 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "gpulab/grade/compare.hpp"
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/perfmodel.hpp"
 #include "gpulab/grade/timing.hpp"
@@ -40,72 +38,6 @@ constexpr double kLambda = 8.0;
 /// Largest integer-valued sum that float represents exactly with every partial sum (2^24).
 constexpr double kExactLimit = 16777216.0;
 
-/// The exact sum (to double precision, compensated) and the sum of absolute values.
-struct Exact {
-  double sum = 0, abs_sum = 0;
-};
-
-/// Elements per chunk of the work on large inputs (generation, sums): fixed, so that results do
-/// not depend on the machine's number of threads.
-constexpr long long kChunk = 1LL << 22;
-
-long long chunk_count(long long n) { return (n + kChunk - 1) / kChunk; }
-
-/// One step of Neumaier's compensated summation: s += v, the rounding error gathered in k.
-void neumaier_add(double& s, double& k, double v) {
-  const double t = s + v;
-  k += std::fabs(s) >= std::fabs(v) ? (s - t) + v : (v - t) + s;
-  s = t;
-}
-
-/// Runs body(chunk, begin, end) over [0, n) in chunks of kChunk on up to 8 threads (one when thread
-/// creation is refused, e.g. by a process limit). Results must not depend on which thread ran a
-/// chunk: every caller writes per element or per chunk.
-template <class Body>
-void for_chunks(long long n, Body body) {
-  const long long chunks = chunk_count(n);
-  std::atomic<long long> next{0};
-  auto work = [&] {
-    for (long long c; (c = next.fetch_add(1)) < chunks;) body(c, c * kChunk, std::min(n, (c + 1) * kChunk));
-  };
-  const long long want = std::min<long long>({chunks, 8, std::max(1u, std::thread::hardware_concurrency())});
-  std::vector<std::thread> helpers;
-  for (long long t = 1; t < want; ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // the caller's thread does the rest
-    }
-  }
-  work();
-  for (auto& h : helpers) h.join();
-}
-
-Exact exact_sum(const std::vector<float>& x) {
-  // Neumaier's compensated summation in double, per chunk and then over the chunks' sums in
-  // order (the same result on any machine): error far below float's unit roundoff.
-  const long long n = static_cast<long long>(x.size());
-  std::vector<Exact> part(static_cast<std::size_t>(chunk_count(n)));
-  std::vector<double> comp(part.size());
-  for_chunks(n, [&](long long c, long long b, long long e) {
-    double s = 0, k = 0, a = 0;
-    for (long long i = b; i < e; ++i) {
-      const double v = x[static_cast<std::size_t>(i)];
-      neumaier_add(s, k, v);
-      a += std::fabs(v);
-    }
-    part[static_cast<std::size_t>(c)] = {s, a};
-    comp[static_cast<std::size_t>(c)] = k;
-  });
-  double s = 0, k = 0, a = 0;
-  for (std::size_t c = 0; c < part.size(); ++c) {
-    neumaier_add(s, k, part[c].sum);
-    neumaier_add(s, k, comp[c]);
-    a += part[c].abs_sum;
-  }
-  return {s + k, a};
-}
-
 /// |result - sum| allowed for n elements whose absolute values sum to abs_sum (reduce.hpp).
 double tolerance(long long n, double abs_sum) {
   const double d = static_cast<double>(std::min<long long>(n - 1, kMaxReductionDepth));
@@ -116,38 +48,14 @@ double tolerance(long long n, double abs_sum) {
   return std::min(worst_case, probable) * abs_sum + 4e-16 * abs_sum;
 }
 
-/// The key of the next input of the running check: rng() is the same for every call of a check,
-/// so each call also mixes in its own number (the runner and the judge make the same calls in the
-/// same order, so they draw the same inputs).
-std::uint64_t fresh_key() {
-  static std::string check;
-  static std::uint64_t call = 0;
-  const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string name = t ? std::string(t->test_suite_name()) + "." + t->name() : "";
-  if (name != check) check = name, call = 0;
-  std::mt19937_64 base = rng();
-  return base() ^ (0x9E3779B97F4A7C15ull * ++call);
-}
-
-/// Element i's 64 random bits under `key` (splitmix64's finaliser of key + i): independent of the
-/// other elements, so an input of 2^28 elements is filled by several threads, the same on any
-/// machine, in a fraction of the time a sequential generator takes (std::mt19937_64 with
-/// uniform_real_distribution: 7.3 s for 2^28 floats on a 2-core machine like CI's).
-std::uint64_t bits_at(std::uint64_t key, std::uint64_t i) {
-  std::uint64_t z = key + (i + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 /// Uniform floats in [lo, hi): 24 random bits per element.
 std::vector<float> random_values(long long n, double lo, double hi) {
-  const std::uint64_t key = fresh_key();
+  const std::uint64_t key = kit::fresh_key();
   std::vector<float> x(static_cast<std::size_t>(n));
   const float flo = static_cast<float>(lo), span = static_cast<float>(hi - lo);
-  for_chunks(n, [&](long long, long long b, long long e) {
+  kit::for_chunks(n, [&](long long, long long b, long long e) {
     for (long long i = b; i < e; ++i) {
-      const float v = flo + span * (static_cast<float>(bits_at(key, static_cast<std::uint64_t>(i)) >> 40) * 0x1p-24f);
+      const float v = flo + span * (static_cast<float>(kit::bits_at(key, static_cast<std::uint64_t>(i)) >> 40) * 0x1p-24f);
       x[static_cast<std::size_t>(i)] = v < static_cast<float>(hi) ? v : flo;  // rounding may reach hi
     }
   });
@@ -160,21 +68,21 @@ std::vector<float> random_values(long long n, double lo, double hi) {
 /// and the elements a kernel is most likely to get wrong are always 1: the first and last 64, and
 /// the first and last of every 1024 (block and float4 boundaries).
 std::vector<float> integer_values(long long n) {
-  const std::uint64_t key = fresh_key();
+  const std::uint64_t key = kit::fresh_key();
   std::vector<float> x(static_cast<std::size_t>(n));
   if (n <= (1LL << 22)) {
     for (long long i = 0; i < n; ++i)
-      x[static_cast<std::size_t>(i)] = static_cast<float>(1 + (bits_at(key, static_cast<std::uint64_t>(i)) >> 62));
+      x[static_cast<std::size_t>(i)] = static_cast<float>(1 + (kit::bits_at(key, static_cast<std::uint64_t>(i)) >> 62));
     return x;
   }
   // P(one) = 2^23 / n, as a threshold on 64 random bits.
   const auto below = static_cast<std::uint64_t>(8388608.0 / static_cast<double>(n) * 18446744073709551616.0);
-  std::vector<long long> ones(static_cast<std::size_t>(chunk_count(n)));
-  for_chunks(n, [&](long long c, long long b, long long e) {
+  std::vector<long long> ones(static_cast<std::size_t>(kit::chunk_count(n)));
+  kit::for_chunks(n, [&](long long c, long long b, long long e) {
     long long count = 0;
     for (long long i = b; i < e; ++i) {
       const bool forced = i < 64 || i >= n - 64 || (i & 1023) == 0 || (i & 1023) == 1023;
-      const bool one = forced || bits_at(key, static_cast<std::uint64_t>(i)) < below;
+      const bool one = forced || kit::bits_at(key, static_cast<std::uint64_t>(i)) < below;
       x[static_cast<std::size_t>(i)] = one ? 1.0f : 0.0f;
       count += one;
     }
@@ -212,7 +120,7 @@ bool run_reduce(kit::Call& call, const std::vector<float>& x, float& out) {
 /// Judges one result; `integer`: the inputs are integer-valued, the result must be exact. Returns
 /// "" when it is right, else the message.
 std::string verdict(float got, const std::vector<float>& x, bool integer, const std::string& what) {
-  const Exact e = exact_sum(x);
+  const kit::ExactSum e = kit::exact_sum(x);
   const double tol = integer ? 0.0 : tolerance(static_cast<long long>(x.size()), e.abs_sum);
   const double err = static_cast<double>(got) - e.sum;
   if (std::isfinite(got) && std::fabs(err) <= tol) return "";
@@ -354,8 +262,6 @@ bool measured_call(kit::Call& call) {
   return true;
 }
 
-/// The launch of the call that moves the most global sectors (null if none was recorded), and
-/// the sectors of all launches.
 }  // namespace
 
 TEST(performance, coalesced_loads) {
@@ -374,15 +280,12 @@ TEST(performance, coalesced_loads) {
   if (const kit::MetricRow* m = kit::hottest_global_load(call))
     os << "\n" << m->where << ": " << m->per_request() << " sectors per load request (ideal " << m->ideal_per_request()
        << "); neighbouring lanes read addresses " << m->lane_stride << " bytes apart";
-  record(eff, min_eff, "of the bytes loaded are used");
-  suggest_threshold("min_load_efficiency", eff, 0.8);
-  if (eff < min_eff)
-    ADD_FAILURE() << os.str()
-                  << "\n  hint: in each step of a loop, neighbouring threads must read neighbouring elements:"
-                     " thread t reads x[t], x[t + stride], ... (a grid-stride loop), not a chunk of its own"
-                     " (README, \"Many elements per thread\")";
-  else
-    note(os.str());
+  Measured(eff, min_eff, "of the bytes loaded are used")
+      .suggest("min_load_efficiency", 0.8)
+      .judge(os.str(),
+             "\n  hint: in each step of a loop, neighbouring threads must read neighbouring elements:"
+             " thread t reads x[t], x[t + stride], ... (a grid-stride loop), not a chunk of its own"
+             " (README, \"Many elements per thread\")");
 }
 
 TEST(performance, shared_memory_work) {
@@ -422,15 +325,13 @@ TEST(performance, shared_memory_work) {
   info("launches", std::to_string(call.evidence().launches));
   info("barriers", std::to_string(call.evidence().barriers));
   info("shuffles", std::to_string(call.evidence().shuffles));
-  record(per_1024, max_wavefronts, "shared wavefronts per 1024 elements");
-  suggest_threshold("max_shared_wavefronts_per_1024", per_1024, 2.0);
-  if (per_1024 > max_wavefronts)
-    ADD_FAILURE() << os.str() << "\n  more than " << kit::num(max_wavefronts)
-                  << " per 1024 elements. hint: give each thread many elements (a grid-stride loop over a fixed"
-                     " number of blocks), and reduce inside a warp with __shfl_down_sync (offsets from warpSize / 2)"
-                     " instead of a shared-memory tree (README, \"Many elements per thread\" and \"Warp shuffles\")";
-  else
-    note(os.str());
+  Measured(per_1024, max_wavefronts, "shared wavefronts per 1024 elements")
+      .suggest("max_shared_wavefronts_per_1024", 2.0)
+      .at_most()
+      .judge(os.str(), "\n  more than " + kit::num(max_wavefronts) +
+                           " per 1024 elements. hint: give each thread many elements (a grid-stride loop over a fixed"
+                           " number of blocks), and reduce inside a warp with __shfl_down_sync (offsets from warpSize / 2)"
+                           " instead of a shared-memory tree (README, \"Many elements per thread\" and \"Warp shuffles\")");
 }
 
 TEST(performance, spreads_over_the_gpu) {
@@ -455,13 +356,10 @@ TEST(performance, spreads_over_the_gpu) {
      << busiest->sectors << " of " << total << ") has " << busiest->blocks << " block(s) of " << busiest->threads_per_block
      << " threads";
   info("busiest_launch_blocks", std::to_string(busiest->blocks));
-  record(static_cast<double>(busiest->blocks), min_blocks, "blocks in the busiest launch");
-  if (static_cast<double>(busiest->blocks) < min_blocks)
-    ADD_FAILURE() << os.str() << ": at most " << busiest->blocks << " of an H200's 132 multiprocessors work on it (at least "
-                  << kit::num(min_blocks) << " blocks expected)\n  hint: launch enough blocks to fill the GPU (a few per SM) and let"
-                     " each thread loop over many elements (README, \"Step 3: many elements per thread\", How many blocks?)";
-  else
-    note(os.str());
+  Measured(static_cast<double>(busiest->blocks), min_blocks, "blocks in the busiest launch")
+      .judge(os.str(), ": at most " + std::to_string(busiest->blocks) + " of an H200's 132 multiprocessors work on it (at least " +
+                           kit::num(min_blocks) + " blocks expected)\n  hint: launch enough blocks to fill the GPU (a few per SM) and let"
+                           " each thread loop over many elements (README, \"Step 3: many elements per thread\", How many blocks?)");
 }
 
 TEST(performance, predicted_fraction_of_vendor) {
@@ -492,14 +390,11 @@ TEST(performance, predicted_fraction_of_vendor) {
   os.precision(3);
   os << read.text << ", " << fraction << " of CUB's measured " << vendor / 1e9 << " GB/s";
   info("predicted_read_gbps", std::to_string(bandwidth / 1e9));
-  record(fraction, min_fraction, "of CUB's read bandwidth, predicted for an H200");
-  if (fraction < min_fraction)
-    ADD_FAILURE() << os.str() << " (at least " << kit::num(min_fraction)
-                  << " expected, as on the GPU)\n  hint: give each thread more bytes in flight per loop trip: load a"
-                     " float4, or several independent elements before adding them (README, \"Many elements per"
-                     " thread\")";
-  else
-    note(os.str());
+  Measured(fraction, min_fraction, "of CUB's read bandwidth, predicted for an H200")
+      .judge(os.str(), " (at least " + kit::num(min_fraction) +
+                           " expected, as on the GPU)\n  hint: give each thread more bytes in flight per loop trip: load a"
+                           " float4, or several independent elements before adding them (README, \"Many elements per"
+                           " thread\")");
 }
 
 #elif defined(GPULAB_LAB04_VENDOR_BASELINE)
@@ -518,7 +413,7 @@ std::vector<float> checked_sum(const std::vector<float>& x, long long n, const c
   float got = 0;
   if (!run_reduce(call, x, got)) return {};
   if (defence_enabled("timed-outputs")) judge(got, x, true, call.what() + ", timed run");
-  return {static_cast<float>(exact_sum(x).sum)};
+  return {static_cast<float>(kit::exact_sum(x).sum)};
 }
 
 /// Time of the vendor library / time of reduce_sum at n, on integer-valued inputs: two sets of
@@ -574,12 +469,10 @@ TEST(performance, speed_vs_vendor) {
   const std::vector<double> mins = rubric().numbers(section, "min_fraction_of_vendor");
   double worst_margin = INFINITY, worst_value = 0, worst_threshold = 0;
   std::string report;
-  bool fail = false;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     const double threshold = mins.at(std::min(k, mins.size() - 1));
     const kit::Ratio r = measure_vs_vendor(static_cast<long long>(sizes[k]), threshold);
     report += r.text + (r.value < threshold ? "  <- below " + std::to_string(threshold) : "") + "\n";
-    fail = fail || r.value < threshold;
     if (r.value / threshold < worst_margin) {
       worst_margin = r.value / threshold;
       worst_value = r.value;
@@ -587,16 +480,14 @@ TEST(performance, speed_vs_vendor) {
     }
   }
   // One key per size would not match the rubric's list: the worst ratio, against its own threshold.
-  suggest_threshold("min_fraction_of_vendor", worst_value, 0.8);
-  record(worst_value, worst_threshold, "of the vendor library's speed (the size furthest below its threshold)");
-  if (fail)
-    ADD_FAILURE() << report
-                  << "hint: at 2^28 the sum is bound by DRAM bandwidth: enough loads in flight (a grid-stride loop,"
-                     " float4, several loads per iteration); at 2^16 by latency: spread the work over many blocks of"
-                     " short-lived threads (one block, or a few threads each summing a long chunk, cannot hide it),"
-                     " and combine the blocks without a second pass (labs/04-reductions/README.md)";
-  else
-    note(report);
+  // (fails exactly when a size is below its threshold: the worst ratio is then below its own)
+  Measured(worst_value, worst_threshold, "of the vendor library's speed (the size furthest below its threshold)")
+      .suggest("min_fraction_of_vendor", 0.8)
+      .judge(report,
+             "hint: at 2^28 the sum is bound by DRAM bandwidth: enough loads in flight (a grid-stride loop,"
+             " float4, several loads per iteration); at 2^16 by latency: spread the work over many blocks of"
+             " short-lived threads (one block, or a few threads each summing a long chunk, cannot hide it),"
+             " and combine the blocks without a second pass (labs/04-reductions/README.md)");
 }
 
 #else  // a GPU back-end without the vendor library

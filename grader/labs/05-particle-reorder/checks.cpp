@@ -20,6 +20,7 @@
 #include "gpulab/grade/compare.hpp"
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
@@ -247,14 +248,6 @@ int random_size(int lo, int hi) {
   return std::uniform_int_distribution<int>(lo, hi)(gen);
 }
 
-/// The check's generator (rng()), or for `set` > 0 another stream of it: rng() starts from the
-/// same state at every call of a check, and two data sets of one check must differ.
-std::mt19937_64 generator(int set) {
-  auto gen = rng();
-  if (set > 0) gen.seed(gen() + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(set));
-  return gen;
-}
-
 /// The frame's four functions on two problems of n particles (the same grid size, so the same
 /// buffer sizes) through the same device buffers (kit::check_interleaved_calls), each on A, B, A
 /// before the next, each on the grader's own inputs as in the other checks: a function that reads
@@ -267,8 +260,8 @@ std::vector<kit::InterleavedStep> frame_steps(int n, CellOrder order) {
   };
   auto sets = std::make_shared<std::vector<Set>>();
   for (int k = 0; k < 2; ++k) {
-    Problem p = make_problem(n, generator(k + 1), k ? &(*sets)[0].problem.grid : nullptr);
-    Sorted sorted = sorted_state(p, order, generator(k + 3));
+    Problem p = make_problem(n, kit::generator(k + 1), k ? &(*sets)[0].problem.grid : nullptr);
+    Sorted sorted = sorted_state(p, order, kit::generator(k + 3));
     sets->push_back({std::move(p), std::move(sorted)});
   }
   auto name = [n, order](const std::string& f, int set) {

@@ -41,6 +41,9 @@ const Rubric& rubric();
 /// Section of the rubric for this back-end: "performance.emu", "performance.cuda", ...
 std::string backend_section(const std::string& kind);
 
+/// The running check's name ("suite.name"; the last one's between checks).
+const std::string& current_check();
+
 /// A generator seeded from the run's seed and the current check's name: each check draws
 /// fresh inputs every run, and `--seed` reproduces any one of them.
 std::mt19937_64 rng();
@@ -61,6 +64,25 @@ void info(const std::string& key, const std::string& value);
 /// this measurement suggests when the reference solution is graded: `measured * factor`
 /// (e.g. 0.85: students must reach 85% of what the reference reaches on this GPU).
 void suggest_threshold(const std::string& key, double measured, double factor);
+
+/// The verdict a performance check ends with: `value` recorded against `threshold` in `unit`;
+/// for `./gpulab calibrate` the rubric key suggest() names, at value * factor; then the check
+/// fails with `text` followed by `failure` (what was expected and a hint) when the value is below
+/// the threshold (above it after at_most()), and otherwise notes `text`. Returns whether it passed.
+///   Measured(eff, min_eff, "load efficiency").suggest("min_load_efficiency", 0.8).judge(text, "\n  hint: ...");
+class Measured {
+ public:
+  Measured(double value, double threshold, std::string unit);
+  Measured& suggest(std::string key, double factor);
+  Measured& at_most();
+  bool judge(const std::string& text, const std::string& failure) const;
+
+ private:
+  double value_, threshold_;
+  std::string unit_, suggest_key_;
+  double factor_ = 0;
+  bool at_most_ = false;
+};
 
 /// Marks the running check as not measured: it fails with `why` and what to do instead.
 void not_measured(const std::string& why);

@@ -7,7 +7,7 @@
 // defence[emu]: none
 // expect: lab fail
 // expect[emu]: correctness fail "cudaLimitPersistingL2CacheSize"
-// expect[cuda]: performance fail "no cache controls"
+// expect[cuda]: correctness fail "no cache controls"
 #include "gpulab/gpu.hpp"
 #include "reduce.hpp"
 
