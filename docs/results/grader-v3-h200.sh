@@ -69,17 +69,14 @@ stamp "emulator built after $(( $(date +%s) - t0 )) s"
 
 # Three lanes at once; every grade takes the GPU lock (build/cuda/.gpulab-gpu.lock) for its
 # timed runs and sanitizer runs, so no timing shares the GPU: (1) the adversarial cases named by
-# FIRST (the timing and forged-record defences), then the verdict suite, then the references;
-# (2) the legitimate-idioms corpus (less those matching IDIOMS_DONE, if set); (3) after (2), the
-# rest of the adversarial suite.
+# FIRST (the timing and forged-record defences), then the references; (2) the verdict suite;
+# (3) the legitimate-idioms corpus (less those matching IDIOMS_DONE, if set), then the rest of
+# the adversarial suite.
 first="${FIRST:-forges_device_name_in_report|timed_work_on_own_stream|l2_persisting_window|sum_cached_by_size|timed_calls_reuse_cached_results|forges_measured_call_then_aborts|forges_runner_record_at_exit}"
 (
   ctest --test-dir build/cuda -L adversarial -R "$first" -j 3 --timeout 900 --output-on-failure > "$logs/adversarial-first.log" 2>&1
   stamp "adversarial (timing, forged records): exit $? :: $(grep -E 'tests passed|tests failed' "$logs/adversarial-first.log")"
   grep -E "\*\*\*Failed|Timeout|Passed|Skipped" "$logs/adversarial-first.log" | head -20
-  ctest --test-dir build/cuda -R "Submissions/Verdict" -j 4 --timeout 900 --output-on-failure > "$logs/verdicts.log" 2>&1
-  stamp "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/verdicts.log")"
-  grep -E "\*\*\*Failed|Timeout" "$logs/verdicts.log" | head -20
   for lab in 01 02 03 04 05 06; do
     ./gpulab grade "$lab" --impl solution --json "$logs/ref$lab.json" > "$logs/ref$lab.txt" 2>&1
     stamp "reference $lab: exit $? :: $(summary "$logs/ref$lab.json")"
@@ -87,14 +84,20 @@ first="${FIRST:-forges_device_name_in_report|timed_work_on_own_stream|l2_persist
 ) > "$logs/lane1.log" 2>&1 &
 lane1=$!
 (
+  ctest --test-dir build/cuda -R "Submissions/Verdict" -j 3 --timeout 900 --output-on-failure > "$logs/verdicts.log" 2>&1
+  stamp "verdict suite: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/verdicts.log")"
+  grep -E "\*\*\*Failed|Timeout" "$logs/verdicts.log" | head -20
+) > "$logs/lane2.log" 2>&1 &
+lane2=$!
+(
   ctest --test-dir build/cuda -L idioms ${IDIOMS_DONE:+-E "$IDIOMS_DONE"} -j 3 --timeout 900 --output-on-failure > "$logs/idioms.log" 2>&1
   stamp "idioms: exit $? :: $(grep -E 'tests passed|tests failed' "$logs/idioms.log")"
   grep -E "\*\*\*Failed|Timeout" "$logs/idioms.log" | head -20
   ctest --test-dir build/cuda -L adversarial -E "$first" -j 3 --timeout 900 --output-on-failure > "$logs/adversarial.log" 2>&1
   stamp "adversarial suite (the rest): exit $? :: $(grep -E 'tests passed|tests failed' "$logs/adversarial.log")"
   grep -E "\*\*\*Failed|Timeout" "$logs/adversarial.log" | head -40
-) > "$logs/lane2.log" 2>&1 &
-lane2=$!
-wait $lane1 $lane2
-cat "$logs/lane1.log" "$logs/lane2.log"
+) > "$logs/lane3.log" 2>&1 &
+lane3=$!
+wait $lane1 $lane2 $lane3
+cat "$logs/lane1.log" "$logs/lane2.log" "$logs/lane3.log"
 stamp "done in $(( $(date +%s) - t0 )) s"
