@@ -19,6 +19,7 @@
 #include "gpulab/grade/rubric.hpp"
 #include "process.hpp"
 #include "source_rules.hpp"
+#include "tool_cache.hpp"
 #include "vetting.hpp"
 
 namespace fs = std::filesystem;
@@ -106,9 +107,12 @@ std::vector<std::string> compiler_search_dirs(const std::vector<std::string>& cm
   const std::string compiler = host_compiler(cmd);
   static std::map<std::string, std::vector<std::string>> cache;
   if (auto it = cache.find(compiler); it != cache.end()) return it->second;
-  const ProcessResult r = run_process({"sh", "-c", "\"$0\" -E -x c++ -v /dev/null 2>&1 >/dev/null", compiler}, {}, 60);
+  const std::vector<std::string> argv{"sh", "-c", "\"$0\" -E -x c++ -v /dev/null 2>&1 >/dev/null", compiler};
+  const std::optional<std::string> said = tool_cache::output(argv, {compiler}, [&] {
+    return std::optional<std::string>(run_process(argv, {}, 60).output);
+  });
   std::vector<std::string> dirs;
-  std::istringstream in(r.output);
+  std::istringstream in(*said);
   bool inside = false;
   for (std::string line; std::getline(in, line);) {
     if (line.find("#include <...> search starts here") != std::string::npos) inside = true;
@@ -231,8 +235,10 @@ bool object_file(const std::string& path) {
 std::vector<std::string> linked_libraries(const std::vector<std::string>& link, const std::string& build_dir) {
   const std::string compiler = host_compiler(link);
   auto print = [&](const std::string& option) {
-    const ProcessResult r = run_process({compiler, option}, {}, 60);
-    std::string out = r.ok() ? r.output : "";
+    std::string out = tool_cache::output({compiler, option}, {compiler}, [&] {
+                        const ProcessResult r = run_process({compiler, option}, {}, 60);
+                        return r.ok() ? std::optional<std::string>(r.output) : std::nullopt;
+                      }).value_or("");
     while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
     return out;
   };
@@ -389,12 +395,13 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   static const std::regex used(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
   for (const std::string& compiled : files) {
     const std::string file = nvcc_input(compiled, work_dir + "/src/nvcc");
-    // The intermediate files kept: the PTX (with its source lines), whose loops say how many bytes a
-    // thread loads per trip.
+    // The device side only (-cubin: registers and PTX are the device compile's; the host side would
+    // cost twice as much again). The intermediate files kept: the PTX (with its source lines), whose
+    // loops say how many bytes a thread loads per trip.
     const std::string keep = tmp + "/keep-" + fs::path(file).stem().string();
     fs::create_directories(keep);
     const ProcessResult r =
-        confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-c", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
+        confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-cubin", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
                   "--keep-dir", keep, "-I", std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I",
                   fs::path(compiled).parent_path().string(), "-x", "cu", file},
                  spec, verbose);

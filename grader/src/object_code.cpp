@@ -12,6 +12,7 @@
 
 #include "process.hpp"
 #include "symbol_rules.hpp"
+#include "tool_cache.hpp"
 
 namespace gpulab::grade::vetting::objects {
 namespace {
@@ -75,12 +76,19 @@ bool generated_reference(const Code& code, const Code::Reloc& r) {
 
 }  // namespace
 
-bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& out, std::string& error) {
-  std::string text;
+bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& out, std::string& error,
+                  bool library) {
   std::vector<std::string> argv{"nm", "-P"};
   if (dynamic) argv.push_back("-D");
   argv.push_back(file);
-  if (!tool_output(argv, text, error)) return false;
+  auto run = [&]() -> std::optional<std::string> {
+    std::string text;
+    if (!tool_output(argv, text, error)) return std::nullopt;
+    return text;
+  };
+  const std::optional<std::string> listed = library ? tool_cache::output(argv, {file}, run) : run();
+  if (!listed) return false;
+  const std::string& text = *listed;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
     std::istringstream fields(line);

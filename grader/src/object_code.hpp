@@ -13,8 +13,11 @@ struct Symbol {
   char type;         ///< nm's letter: T, W, U, w, D, B, V, u, i ...
 };
 
-/// Every symbol of an object, archive (all members) or, with `dynamic`, shared library.
-bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& out, std::string& error);
+/// Every symbol of an object, archive (all members) or, with `dynamic`, shared library. A
+/// `library` (one the runner links, never a hand-in's object) is read once per version of it
+/// (tool_cache.hpp).
+bool read_symbols(const std::string& file, bool dynamic, std::vector<Symbol>& out, std::string& error,
+                  bool library = false);
 
 /// What the disassembly says: where each symbol is referenced from, and raw system calls.
 struct Code {

@@ -365,7 +365,7 @@ std::set<std::string> defined_symbols(const std::vector<std::string>& files) {
     const bool shared = name.find(".so.") != std::string::npos || (name.size() > 3 && name.rfind(".so") == name.size() - 3);
     std::vector<Symbol> symbols;
     std::string error;
-    if (!objects::read_symbols(f, shared, symbols, error)) throw std::runtime_error("cannot read the symbols of " + f + ": " + error);
+    if (!objects::read_symbols(f, shared, symbols, error, true)) throw std::runtime_error("cannot read the symbols of " + f + ": " + error);
     for (const auto& s : symbols) {
       if (!std::isupper(static_cast<unsigned char>(s.type)) && s.type != 'u' && s.type != 'i') continue;
       if (s.type == 'U' || s.type == 'N') continue;
@@ -390,7 +390,7 @@ std::set<std::string> library_c_names(const std::vector<std::string>& files) {
       const bool shared = name.find(".so.") != std::string::npos || (name.size() > 3 && name.rfind(".so") == name.size() - 3);
       std::vector<Symbol> symbols;
       std::string error;
-      if (!objects::read_symbols(f, shared, symbols, error)) throw std::runtime_error("cannot read the symbols of " + f + ": " + error);
+      if (!objects::read_symbols(f, shared, symbols, error, true)) throw std::runtime_error("cannot read the symbols of " + f + ": " + error);
       std::set<std::string> names;
       for (const auto& s : symbols)
         // Defined or not (a name it may bind to); not the compilers' own (DW.ref.__gxx_personality_v0),
