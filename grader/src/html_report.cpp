@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -132,6 +133,17 @@ std::map<int, std::vector<std::string>> named_lines(const LabResult& l, const st
   return out;
 }
 
+/// The file of this checkout at the place `path` has in its own (from its last "/labs/" or
+/// "/solutions/" on); "" when there is none.
+std::string this_checkouts_copy(const std::string& path) {
+  for (const char* top : {"/solutions/", "/labs/"})
+    if (const std::size_t at = path.rfind(top); at != std::string::npos) {
+      const std::string copy = std::string(GPULAB_SOURCE_DIR) + path.substr(at);
+      if (fs::is_regular_file(copy)) return copy;
+    }
+  return "";
+}
+
 void source_table(std::ostringstream& o, const LabResult& l, const std::string& path) {
   const std::string base = fs::path(path).filename().string();
   const std::vector<Row> rows = rows_of(l);
@@ -155,8 +167,15 @@ void source_table(std::ostringstream& o, const LabResult& l, const std::string& 
       << "</p>\n";
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    o << "<p class=\"note\">The file cannot be read here.</p>\n";
-    return;
+    // A report made on another machine (a GPU's, a CI's) names its own checkout: this one's copy
+    // of a lab or reference file is shown instead, and said to be.
+    const std::string copy = this_checkouts_copy(path);
+    if (!copy.empty()) in.open(copy, std::ios::binary);
+    if (!in) {
+      o << "<p class=\"note\">The file cannot be read here.</p>\n";
+      return;
+    }
+    o << "<p class=\"note\">Not on this machine; shown from this checkout: " << esc(copy) << "</p>\n";
   }
   o << "<table class=\"src\"><tr><th class=\"n\">line</th><th>code</th><th class=\"m\">memory accesses (measured run)</th></tr>\n";
   std::string text;
@@ -201,6 +220,42 @@ void figure(std::ostringstream& o, const std::string& lab) {
 #endif
 }
 
+/// Where a lab was measured (the kit's info: device, driver, clocks, warp size), when it says.
+void measured_on(std::ostringstream& o, const LabResult& l) {
+  static const std::pair<const char*, const char*> kShown[] = {
+      {"device", "device"}, {"driver", "driver"}, {"sm_clock_mhz", "SM clock, MHz"},
+      {"memory_clock_mhz", "memory clock, MHz"}, {"warp_size", "warp size"}};
+  std::string rows;
+  for (const auto& [key, label] : kShown)
+    if (auto it = l.info.find(key); it != l.info.end() && !it->second.empty())
+      rows += std::string("<tr><th>") + label + "</th><td>" + esc(it->second) + "</td></tr>";
+  if (!rows.empty()) o << "<table class=\"info\">" << rows << "</table>\n";
+}
+
+/// The performance checks' values against their thresholds, one bar each: on a GPU the ratios
+/// measured in the run (of the copy kernel's bandwidth, of the vendor library), on the emulator
+/// the counts and predictions its checks grade. The bar is the value, the line the threshold.
+void measured_bars(std::ostringstream& o, const LabResult& l) {
+  std::string bars;
+  for (const Check& c : l.checks) {
+    if (!is(c, CheckKind::performance) || c.value.empty() || c.threshold.empty()) continue;
+    const double v = std::strtod(c.value.c_str(), nullptr), t = std::strtod(c.threshold.c_str(), nullptr);
+    if (!std::isfinite(v) || !std::isfinite(t) || v < 0 || t <= 0) continue;  // "nan": no bar
+    const double scale = std::max(v, t) * 1.15;
+    auto percent = [&](double x) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * x / scale);
+      return std::string(buf);
+    };
+    bars += "<tr><td>" + esc(c.name.substr(c.name.find('.') + 1)) + "</td><td class=\"bar\"><div class=\"" +
+            (c.passed ? "good" : "bad") + "\" style=\"width:" + percent(v) + "\"></div><div class=\"limit\" style=\"left:" +
+            percent(t) + "\"></div></td><td>" + esc(c.value) + (c.unit.empty() ? "" : " " + esc(c.unit)) +
+            " (threshold " + esc(c.threshold) + ")</td></tr>\n";
+  }
+  if (bars.empty()) return;
+  o << "<h3>Measured against the thresholds</h3>\n<table class=\"measured\">\n" << bars << "</table>\n";
+}
+
 }  // namespace
 
 std::string html_report(const Report& r) {
@@ -213,6 +268,8 @@ std::string html_report(const Report& r) {
        "table.src{width:100%;table-layout:fixed}table.src code{white-space:pre-wrap;word-break:break-all}"
        ".n{color:#888;text-align:right;width:3.5em}.m{font-size:85%;width:24em}"
        ".finding{color:#b00020}.note{color:#555}figure svg{max-width:100%;height:auto}"
+       "td.bar{position:relative;width:24em}td.bar div{height:1em}.good{background:#6bbf7b}.bad{background:#e07a7a}"
+       "td.bar div.limit{position:absolute;top:0;bottom:0;width:2px;height:auto;background:#000}"
        "</style></head><body>\n";
   o << "<h1>gpulab grade: " << esc(r.backend) << " (" << esc(r.device) << ")</h1>\n<p>seed " << esc(r.seed)
     << (r.complete ? "" : " &mdash; grading did not finish") << "</p>\n";
@@ -226,6 +283,8 @@ std::string html_report(const Report& r) {
         << esc(c.value) << (c.unit.empty() ? "" : " " + esc(c.unit)) << "</td><td>" << esc(c.threshold) << "</td><td>"
         << three(c.points) << " / " << three(c.max_points) << "</td><td><pre>" << esc(c.message) << "</pre></td></tr>\n";
     o << "</table>\n";
+    measured_on(o, l);
+    measured_bars(o, l);
     for (const std::string& path : sources_of(l)) source_table(o, l, path);
     figure(o, l.lab);
   }

@@ -16,11 +16,13 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "labs.hpp"
 #include "reports.hpp"
+#include "tool_cache.hpp"
 
 using namespace gpulab::grade;
 
@@ -380,6 +382,24 @@ void settle_grade_options(CommandLine& cl) {
                                             : std::strtoull(cl.seed.c_str(), nullptr, 10));
 }
 
+/// `report`: the HTML page of a JSON report. Exit 0 with the page written, 1 when not.
+int page_of_report(const std::string& json_path, std::string html_path) {
+  if (html_path.empty())
+    html_path = std::filesystem::path(json_path).replace_extension(".html").string();
+  try {
+    std::ifstream in(json_path);
+    std::stringstream text;
+    text << in.rdbuf();
+    write_html(report_from_json(text.str()), html_path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpulab report: %s: %s (expected a JSON report of gpulab grade --json)\n", json_path.c_str(),
+                 e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "the report to look at: %s\n", std::filesystem::absolute(html_path).string().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -403,6 +423,11 @@ int main(int argc, char** argv) {
   CLI::App* calibrate_cmd = add_calibrate_command(app, cl);
   for (CLI::App* cmd : {grade_cmd, calibrate_cmd}) add_common_options(cmd, cl);
   CLI::App* list_cmd = app.add_subcommand("list", "the labs this build knows");
+  std::string report_json;
+  CLI::App* report_cmd = app.add_subcommand(
+      "report", "the page to look at (HTML) of a JSON report written elsewhere: a CI's, or a GPU machine's");
+  report_cmd->add_option("REPORT", report_json, "a JSON report of gpulab grade (--json)")->required()->check(CLI::ExistingFile);
+  report_cmd->add_option("--html", cl.html, "where the page goes (default: REPORT with .html for .json)");
 
   if (argc > 1 && (std::string(argv[1]) == "list" || std::string(argv[1]) == "calibrate")) g_command = argv[1];
   if (argc < 2) {
@@ -416,6 +441,9 @@ int main(int argc, char** argv) {
     usage_error(e.what());
   }
 
+  if (report_cmd->parsed()) return page_of_report(report_json, cl.html);
+  // What tools say about the libraries and compilers of this build, kept between grades.
+  tool_cache::set_directory(cl.opt.build_dir + "/.gpulab-tool-cache");
   const auto labs = read_manifest(cl.opt.build_dir);
   if (labs.empty())
     usage_error("no labs recorded in " + cl.opt.build_dir + "/gpulab-labs.tsv: configure the build first");

@@ -276,6 +276,49 @@ std::string json_report(const Report& r) {
   return layout(j);
 }
 
+Report report_from_json(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);  // throws on malformed text
+  auto str = [](const nlohmann::json& o, const char* key) -> std::string {
+    if (!o.contains(key) || o[key].is_null()) return "";
+    return o[key].is_string() ? o[key].get<std::string>() : o[key].dump();  // numbers as written
+  };
+  Report r;
+  r.backend = str(j, "backend");
+  r.device = str(j, "device");
+  r.seed = str(j, "seed");
+  r.complete = j.value("complete", false);
+  for (const auto& lj : j.value("labs", nlohmann::json::array())) {
+    LabResult l;
+    l.lab = str(lj, "lab");
+    l.impl = str(lj, "impl");
+    l.source = str(lj, "source");
+    l.isolation = str(lj, "isolation");
+    l.graded = lj.value("status", "graded") == "graded";
+    l.passed = lj.value("passed", false);
+    l.score = lj.value("score", 0.0);
+    l.max_score = lj.value("max_score", 0.0);
+    const nlohmann::json info = lj.value("info", nlohmann::json::object());
+    const nlohmann::json seconds = lj.value("seconds", nlohmann::json::object());
+    for (const auto& [key, value] : info.items())
+      l.info[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    for (const auto& m : lj.value("metrics", nlohmann::json::array())) {
+      std::vector<std::string> row;
+      for (const char* key : {"check", "launch", "line", "space", "access", "requests", "per_request",
+                              "ideal_per_request", "efficiency", "lane_stride_bytes"})
+        row.push_back(str(m, key));
+      l.metrics.push_back(row);
+    }
+    for (const auto& cj : lj.value("checks", nlohmann::json::array()))
+      l.checks.push_back(Check{str(cj, "name"), str(cj, "kind"), cj.value("passed", false), str(cj, "value"),
+                               str(cj, "threshold"), str(cj, "unit"), str(cj, "message"), cj.value("points", 0.0),
+                               cj.value("max_points", 0.0)});
+    for (const auto& [phase, s] : seconds.items())
+      if (s.is_number()) l.seconds[phase] = s.get<double>();
+    r.labs.push_back(l);
+  }
+  return r;
+}
+
 // ---- JUnit, step summary, console ---------------------------------------------------------------
 
 std::string junit_report(const Report& r) {

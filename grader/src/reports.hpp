@@ -34,6 +34,10 @@ std::string github_summary(const Report& report);
 /// emulator metrics as a heat map and the lines failing checks name; one file, opens offline.
 std::string html_report(const Report& report);
 
+/// A JSON report read back (docs/report-format.md), for pages made from a report written
+/// elsewhere (`gpulab report`: a CI's or a GPU machine's). Throws on text that is not one.
+Report report_from_json(const std::string& text);
+
 void print_table(const Report& report, bool colour);
 /// These throw ReportError when the file cannot be written.
 void write_json(const Report& report, const std::string& path);

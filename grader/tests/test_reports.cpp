@@ -228,6 +228,40 @@ TEST(Reports, JsonHasEachCheckOnALineOfItsOwn) {
   EXPECT_EQ(check_lines, 2) << text;
 }
 
+TEST(Reports, AJsonReportReadsBackAsTheSameReport) {
+  Report r = sample();
+  r.labs[0].info["device"] = "NVIDIA H200";
+  r.labs[0].metrics.push_back({"performance.bw", "row_sum<<<64, 256>>>", "row_sum.cu:14", "global", "load", "4096",
+                               "32", "4", "0.125", "65536"});
+  r.labs[0].seconds["run"] = 3.5;
+  const std::string text = json_report(r);
+  const Report back = report_from_json(text);
+  EXPECT_EQ(json_report(back), text);  // every field the JSON holds survives the trip
+  EXPECT_THROW(report_from_json("{not json"), std::exception);
+}
+
+TEST(Reports, ThePageShowsEachMeasuredRatioAgainstItsThreshold) {
+  Report r = sample();
+  r.backend = "cuda";
+  LabResult& l = r.labs[0];
+  l.info["device"] = "NVIDIA H200";
+  l.info["sm_clock_mhz"] = "1980";
+  l.checks.push_back({"performance.bandwidth_vs_copy", "performance", true, "1.09548", "0.6", "of copy", "", 3, 3});
+  const std::string page = html_report(r);
+  // one bar per performance check with a number and a threshold ("nan" has none)
+  std::size_t bars = 0;
+  for (std::size_t at = page.find("<td class=\"bar\">"); at != std::string::npos; at = page.find("<td class=\"bar\">", at + 1))
+    ++bars;
+  EXPECT_EQ(bars, 1u) << page;
+  EXPECT_NE(page.find("bandwidth_vs_copy</td>"), std::string::npos);
+  EXPECT_NE(page.find("1.09548 of copy (threshold 0.6)"), std::string::npos) << page;
+  // the bar's length and the threshold's mark, on a scale of 1.15 x the larger of the two
+  EXPECT_NE(page.find("width:87.0%"), std::string::npos) << page;   // 1.09548 / (1.15 * 1.09548)
+  EXPECT_NE(page.find("left:47.6%"), std::string::npos) << page;    // 0.6 / (1.15 * 1.09548)
+  EXPECT_NE(page.find("<th>device</th><td>NVIDIA H200</td>"), std::string::npos);
+  EXPECT_NE(page.find("<th>SM clock, MHz</th><td>1980</td>"), std::string::npos);
+}
+
 TEST(Reports, HostileBytesGiveValidJsonXmlAndConsole) {
   const Report r = hostile();
   json j;

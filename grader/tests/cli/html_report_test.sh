@@ -4,7 +4,8 @@
 # page is one file that needs nothing else (no script, no external link), and the lines it
 # annotates are exactly the lines of the JSON report's metrics. Where Chromium is installed the
 # page is also rendered headless and the annotated lines read back from its DOM; with
-# SCREENSHOTS=DIR set, a screenshot of each is kept there.
+# SCREENSHOTS=DIR set, a screenshot of each is kept there. A GPU's JSON report made into a page
+# shows each measured ratio against its threshold.
 # Usage: grader/tests/cli/html_report_test.sh REPO_ROOT BUILD_DIR
 # shellcheck source=grader/tests/cli/test_env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/test_env.sh"
@@ -59,4 +60,19 @@ for lab in 01 03; do
     echo "$name: $(wc -l < "$tmp/$name.want") annotated lines, as in the JSON${chromium:+ (rendered by Chromium)}"
   done
 done
+# A GPU's report (lab 02's reference on the H200, docs/screenshots/report-lab02-h200.json) made
+# into a page here (`gpulab report`): one bar per performance check with a value and a threshold,
+# each with the JSON's value, and the device named.
+gpu_json="$root/docs/screenshots/report-lab02-h200.json"
+"$grader" report "$gpu_json" --html "$tmp/gpu.html" > "$tmp/gpu.log" 2>&1 || fail "gpulab report: $(cat "$tmp/gpu.log")"
+python3 - "$gpu_json" "$tmp/gpu.html" <<'PY' || fail "the GPU report's page does not show its measured ratios"
+import json, re, sys
+r = json.load(open(sys.argv[1])); page = open(sys.argv[2]).read()
+want = [(c["name"].split(".", 1)[1], c["value"]) for l in r["labs"] for c in l["checks"]
+        if c["kind"] == "performance" and c["value"] is not None and c["threshold"] is not None]
+rows = re.findall(r'<tr><td>([^<]+)</td><td class="bar">.*?</td><td>([0-9.eE+-]+) ', page)
+assert [(n, float(v)) for n, v in rows] == [(n, float(v)) for n, v in want], (rows, want)
+assert len(want) == 3 and "<th>device</th><td>NVIDIA H200</td>" in page
+print("gpu report: %d measured ratios on the page, as in the JSON" % len(want))
+PY
 echo "html_report: ok"
