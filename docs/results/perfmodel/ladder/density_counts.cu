@@ -1,7 +1,7 @@
 // docs/results/perfmodel/ladder/density_counts.cu - the instructions lab 05's reference density kernel
 // executes per particle, counted on the emulator by the compiler pass (common/emu/passes), to set
 // against the SASS instructions Nsight Compute counted on the H200 for the same kernel and
-// scenario (docs/results/lab05-h200/ncu-instructions/, 2^21 particles).
+// scenario (2^21 particles; git show d98f299:docs/results/lab05-h200/ncu-instructions/ncu-density.csv).
 //
 //   perfmodel-density-counts [n] [seed]     (default 2097152, the grader's GPU size)
 //

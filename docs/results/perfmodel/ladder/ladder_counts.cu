@@ -1,4 +1,4 @@
-// docs/results/perfmodel/ladder_counts.cpp - what the emulator counts for each step of lab 06's SGEMM
+// docs/results/perfmodel/ladder/ladder_counts.cu - what the emulator counts for each step of lab 06's SGEMM
 // ladder (solutions/06-sgemm/steps), the input of the performance model (docs/results/perfmodel/model.py).
 //
 //   perfmodel-ladder-counts [n]     (default 256: every step takes its fast path at multiples of 128)
