@@ -61,11 +61,20 @@ const std::vector<std::string>& compute_sanitizer_tools() {
   return tools;
 }
 
-nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::string& output) {
-  // Each line of the report starts with "=========": a finding's first line has one space after
-  // it, its details more.
+namespace {
+
+/// compute-sanitizer's output as read: its records (each finding's lines) and the errors its summary lines count.
+struct SanitizerOutput {
   std::vector<Record> records;
   long long summary_errors = 0;
+};
+
+/// The records and summary counts of compute-sanitizer's `output`.
+SanitizerOutput read_output(const std::string& output) {
+  // Each line of the report starts with "=========": a finding's first line has one space after
+  // it, its details more.
+  SanitizerOutput report;
+  std::vector<Record>& records = report.records;
   std::istringstream in(output);
   const std::regex summary(R"re((ERROR SUMMARY|RACECHECK SUMMARY): (\d+))re");
   std::smatch m;
@@ -74,7 +83,7 @@ nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::strin
     if (!starts_with(line, "=========")) continue;
     std::string text = line.substr(9);
     if (std::regex_search(text, m, summary)) {
-      summary_errors += std::atoll(m[2].str().c_str());
+      report.summary_errors += std::atoll(m[2].str().c_str());
       continue;
     }
     const std::size_t indent = text.find_first_not_of(' ');
@@ -91,69 +100,91 @@ nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::strin
       records.back().details.push_back(text);
     }
   }
+  return report;
+}
 
+/// A record as a finding: its kind, its message, and the key that identical findings share.
+struct Finding {
+  std::string kind, message, key;
+};
+
+/// The finding that `tool`'s record `r` reports.
+Finding finding_of(const std::string& tool, const Record& r) {
+  static const std::regex at(R"re(^(?:and )?(\w+ access )?at (.*) in (.*):(\d+)( \[(\d+) hazards?\])?$)re");
+  static const std::regex by(R"re(^by thread \(([^)]*)\) in block \(([^)]*)\))re");
+  static const std::regex race(
+      R"re(^(?:Error: |Warning: )?Race reported between (\w+) access at (.*) in (.*):(\d+)$)re");
+  std::smatch m;
+  const std::string kind = kind_of(tool, r.head);
+  std::string what = r.head, where, kernel, who, extra;
+  long long hazards = 0;
+  if (std::regex_match(r.head, m, race)) {
+    what = m[1].str() + " at " + m[3].str() + ":" + m[4].str();
+    kernel = kernel_name(m[2].str());
+    where = m[3].str() + ":" + m[4].str();
+  }
+  for (const auto& d : r.details) {
+    if (std::regex_match(d, m, at)) {
+      if (kind == "race" && !where.empty()) {
+        const std::string other = " and " +
+                                  (m[1].matched ? m[1].str().substr(0, m[1].str().size() - 8) : std::string("access")) +
+                                  " at " + m[3].str() + ":" + m[4].str();
+        if (what.find(other) == std::string::npos) what += other;  // one mention per access
+        if (m[6].matched) hazards += std::atoll(m[6].str().c_str());
+      } else if (where.empty()) {
+        kernel = kernel_name(m[2].str());
+        where = m[3].str() + ":" + m[4].str();
+      }
+    } else if (std::regex_search(d, m, by)) {
+      if (who.empty()) who = "block (" + m[2].str() + "), thread (" + m[1].str() + ")";
+    } else if (extra.size() < 300) {
+      extra += (extra.empty() ? "" : "; ") + d;
+    }
+  }
+  if (starts_with(what, "Error: ")) what.erase(0, 7);
+  const std::string named = kind == "out-of-bounds" && extra.find("misaligned") != std::string::npos
+                                ? std::string("misaligned-access") : kind;
+  std::string message = kind == "race" ? "shared memory: " + what : what + (where.empty() ? "" : " at " + where);
+  if (!kernel.empty()) message += " (kernel " + kernel + (who.empty() ? "" : ", " + who) + ")";
+  else if (!who.empty()) message += " (" + who + ")";
+  if (!extra.empty()) message += ": " + extra;
+  if (hazards > 0) message += " [" + std::to_string(hazards) + " hazards]";
+  return {named, message, named + "|" + r.head + "|" + where};
+}
+
+/// The one finding of a report whose `summary_errors` errors were in no form read_output reads.
+nlohmann::json unread_errors(const std::string& tool, const std::string& output, long long summary_errors) {
+  // Errors counted but not in a form read above: say so with the report's first lines.
+  std::string first;
+  std::istringstream again(output);
+  for (std::string line; std::getline(again, line) && first.size() < 400;)
+    if (starts_with(line, "=========") && line.find("COMPUTE-SANITIZER") == std::string::npos)
+      first += (first.empty() ? "" : " | ") + line.substr(9);
+  return {{"kind", tool + "-error"},
+          {"message", std::to_string(summary_errors) + " error(s) reported by " + tool + ": " + first},
+          {"count", summary_errors},
+          {"tool", tool}};
+}
+
+}  // namespace
+
+nlohmann::json parse_compute_sanitizer(const std::string& tool, const std::string& output) {
+  const SanitizerOutput report = read_output(output);
   // Each record as a finding; identical ones (same kind, what and where) collapsed.
-  const std::regex at(R"re(^(?:and )?(\w+ access )?at (.*) in (.*):(\d+)( \[(\d+) hazards?\])?$)re");
-  const std::regex by(R"re(^by thread \(([^)]*)\) in block \(([^)]*)\))re");
-  const std::regex race(R"re(^(?:Error: |Warning: )?Race reported between (\w+) access at (.*) in (.*):(\d+)$)re");
   std::map<std::string, std::size_t> index;
   nlohmann::json findings = nlohmann::json::array();
-  for (const Record& r : records) {
-    const std::string kind = kind_of(tool, r.head);
-    std::string what = r.head, where, kernel, who, extra;
-    long long hazards = 0;
-    if (std::regex_match(r.head, m, race)) {
-      what = m[1].str() + " at " + m[3].str() + ":" + m[4].str();
-      kernel = kernel_name(m[2].str());
-      where = m[3].str() + ":" + m[4].str();
-    }
-    for (const auto& d : r.details) {
-      if (std::regex_match(d, m, at)) {
-        if (kind == "race" && !where.empty()) {
-          const std::string other = " and " +
-                                    (m[1].matched ? m[1].str().substr(0, m[1].str().size() - 8) : std::string("access")) +
-                                    " at " + m[3].str() + ":" + m[4].str();
-          if (what.find(other) == std::string::npos) what += other;  // one mention per access
-          if (m[6].matched) hazards += std::atoll(m[6].str().c_str());
-        } else if (where.empty()) {
-          kernel = kernel_name(m[2].str());
-          where = m[3].str() + ":" + m[4].str();
-        }
-      } else if (std::regex_search(d, m, by)) {
-        if (who.empty()) who = "block (" + m[2].str() + "), thread (" + m[1].str() + ")";
-      } else if (extra.size() < 300) {
-        extra += (extra.empty() ? "" : "; ") + d;
-      }
-    }
-    if (starts_with(what, "Error: ")) what.erase(0, 7);
-    const std::string named = kind == "out-of-bounds" && extra.find("misaligned") != std::string::npos
-                                  ? std::string("misaligned-access") : kind;
-    std::string message = kind == "race" ? "shared memory: " + what : what + (where.empty() ? "" : " at " + where);
-    if (!kernel.empty()) message += " (kernel " + kernel + (who.empty() ? "" : ", " + who) + ")";
-    else if (!who.empty()) message += " (" + who + ")";
-    if (!extra.empty()) message += ": " + extra;
-    if (hazards > 0) message += " [" + std::to_string(hazards) + " hazards]";
-    const std::string key = named + "|" + r.head + "|" + where;
-    const auto it = index.find(key);
+  for (const Record& r : report.records) {
+    const Finding f = finding_of(tool, r);
+    const auto it = index.find(f.key);
     if (it != index.end()) {
       findings[it->second]["count"] = findings[it->second]["count"].get<long long>() + 1;
       continue;
     }
-    index[key] = findings.size();
-    findings.push_back({{"kind", named}, {"message", message}, {"count", 1}, {"tool", tool}});
+    index[f.key] = findings.size();
+    findings.push_back({{"kind", f.kind}, {"message", f.message}, {"count", 1}, {"tool", tool}});
   }
-  if (findings.empty() && summary_errors > 0) {
-    // Errors counted but not in a form read above: say so with the report's first lines.
-    std::string first;
-    std::istringstream again(output);
-    for (std::string line; std::getline(again, line) && first.size() < 400;)
-      if (starts_with(line, "=========") && line.find("COMPUTE-SANITIZER") == std::string::npos)
-        first += (first.empty() ? "" : " | ") + line.substr(9);
-    findings.push_back({{"kind", tool + "-error"},
-                        {"message", std::to_string(summary_errors) + " error(s) reported by " + tool + ": " + first},
-                        {"count", summary_errors},
-                        {"tool", tool}});
-  }
+  if (findings.empty() && report.summary_errors > 0)
+    findings.push_back(unread_errors(tool, output, report.summary_errors));
   return findings;
 }
 

@@ -364,6 +364,63 @@ SandboxSpec base_sandbox(const std::string& build_dir, const std::string& writab
   return spec;
 }
 
+namespace {
+
+/// The nvcc that counts registers (the CUDA Toolkit's, else the system's); "" where there is none.
+std::string find_nvcc() {
+  for (const std::string& candidate : {std::string("/usr/local/cuda/bin/nvcc"), std::string("/usr/bin/nvcc")})
+    if (fs::exists(candidate)) return candidate;
+  return "";
+}
+
+/// Each kernel's load groups (bytes a thread loads per trip), by its mangled name.
+using LoadGroups = std::map<std::string, std::vector<gpulab::grade::perfmodel::PtxLoadGroup>>;
+
+/// The load groups of the PTX that nvcc kept in `keep` for `file` (none where it kept no PTX).
+LoadGroups ptx_load_groups(const std::string& keep, const std::string& file) {
+  LoadGroups loads;
+  std::ifstream ptx_file(keep + "/" + fs::path(file).stem().string() + ".ptx");
+  if (ptx_file) {
+    std::stringstream ptx;
+    ptx << ptx_file.rdbuf();
+    for (auto& k : gpulab::grade::perfmodel::ptx_loads(ptx.str())) loads[k.kernel] = std::move(k.groups);
+  }
+  return loads;
+}
+
+/// Adds to `kernels` each kernel that ptxas's --resource-usage lines in `output` name, with its load groups.
+void add_kernels(const std::string& output, const LoadGroups& loads, nlohmann::json& kernels) {
+  using nlohmann::json;
+  static const std::regex entry(R"(Compiling entry function '([^']+)')");
+  static const std::regex used(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
+  std::istringstream lines(output);
+  std::string current;
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, entry)) {
+      current = m[1].str();
+    } else if (!current.empty() && std::regex_search(line, m, used)) {
+      int status = 0;
+      char* demangled = abi::__cxa_demangle(current.c_str(), nullptr, nullptr, &status);
+      json k = {{"kernel", status == 0 && demangled ? std::string(demangled) : current},
+                {"registers", std::stoi(m[1].str())},
+                {"shared_bytes", m[2].matched ? std::stoll(m[2].str()) : 0LL}};
+      if (const auto it = loads.find(current); it != loads.end()) {
+        json groups = json::array();
+        for (const auto& g : it->second)
+          groups.push_back({{"bytes", g.bytes}, {"loads", g.loads}, {"in_loop", g.in_loop}, {"lines", g.lines},
+                            {"places", g.places}});
+        k["load_groups"] = groups;
+      }
+      kernels.push_back(k);
+      std::free(demangled);
+      current.clear();
+    }
+  }
+}
+
+}  // namespace
+
 std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, const std::vector<std::string>& files,
                              const std::string& work_dir, const std::string& arch, double timeout_seconds,
                              bool verbose) {
@@ -373,12 +430,7 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   auto unavailable = [](const std::string& why, const char* nvcc) {
     return json{{"not_measured", why}, {"nvcc", nvcc}}.dump();
   };
-  std::string nvcc;
-  for (const std::string& candidate : {std::string("/usr/local/cuda/bin/nvcc"), std::string("/usr/bin/nvcc")})
-    if (fs::exists(candidate)) {
-      nvcc = candidate;
-      break;
-    }
+  const std::string nvcc = find_nvcc();
   if (nvcc.empty())
     return unavailable("no nvcc on this machine: the emulator's performance grade predicts a GPU's speed from the"
                        " kernels' registers, which nvcc reports (install the CUDA Toolkit; compiling is enough, no GPU"
@@ -391,8 +443,6 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
   spec.file_size_bytes = std::size_t{512} << 20;
   spec.env["TMPDIR"] = tmp;
   json kernels = json::array();
-  static const std::regex entry(R"(Compiling entry function '([^']+)')");
-  static const std::regex used(R"(Used (\d+) registers(?:.*?(\d+) bytes smem)?)");
   for (const std::string& compiled : files) {
     const std::string file = nvcc_input(compiled, work_dir + "/src/nvcc");
     // The device side only (-cubin: registers and PTX are the device compile's; the host side would
@@ -410,42 +460,241 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
                              " to count its registers (" + r.describe() + "):\n" +
                              tail_lines(shown_diagnostics(r.output, readable_by(lab, file, work_dir), build_dir), 8),
                          "failed");
-    std::map<std::string, std::vector<gpulab::grade::perfmodel::PtxLoadGroup>> loads;
-    std::ifstream ptx_file(keep + "/" + fs::path(file).stem().string() + ".ptx");
-    if (ptx_file) {
-      std::stringstream ptx;
-      ptx << ptx_file.rdbuf();
-      for (auto& k : gpulab::grade::perfmodel::ptx_loads(ptx.str())) loads[k.kernel] = std::move(k.groups);
-    }
+    const LoadGroups loads = ptx_load_groups(keep, file);
     std::error_code ignored;
     fs::remove_all(keep, ignored);
-    std::istringstream lines(r.output);
-    std::string current;
-    for (std::string line; std::getline(lines, line);) {
-      std::smatch m;
-      if (std::regex_search(line, m, entry)) {
-        current = m[1].str();
-      } else if (!current.empty() && std::regex_search(line, m, used)) {
-        int status = 0;
-        char* demangled = abi::__cxa_demangle(current.c_str(), nullptr, nullptr, &status);
-        json k = {{"kernel", status == 0 && demangled ? std::string(demangled) : current},
-                  {"registers", std::stoi(m[1].str())},
-                  {"shared_bytes", m[2].matched ? std::stoll(m[2].str()) : 0LL}};
-        if (const auto it = loads.find(current); it != loads.end()) {
-          json groups = json::array();
-          for (const auto& g : it->second)
-            groups.push_back({{"bytes", g.bytes}, {"loads", g.loads}, {"in_loop", g.in_loop}, {"lines", g.lines},
-                              {"places", g.places}});
-          k["load_groups"] = groups;
-        }
-        kernels.push_back(k);
-        std::free(demangled);
-        current.clear();
-      }
-    }
+    add_kernels(r.output, loads, kernels);
   }
   return json{{"arch", arch}, {"kernels", kernels}}.dump();
 }
+
+namespace {
+
+/// A hand-in's build in progress: what build_handin's steps share.
+struct Build {
+  Build(const std::string& build, const LabInfo& l, const std::vector<std::string>& f, const std::string& work,
+        double timeout, bool v)
+      : build_dir(build),
+        lab(l),
+        files(f),
+        work_dir(work),
+        timeout_seconds(timeout),
+        verbose(v),
+        spec(base_sandbox(build, work, timeout)) {}
+
+  const std::string& build_dir;
+  const LabInfo& lab;
+  const std::vector<std::string>& files;
+  const std::string& work_dir;
+  double timeout_seconds;
+  bool verbose;
+  SandboxSpec spec;                  ///< where the compiler, the linker and the tools run
+  std::string isolation;             ///< how the last of them ran
+  std::vector<std::string> objects;  ///< the hand-in's object files, in the order of the lab's sources
+  std::vector<std::string> link;     ///< the runner's link command
+  std::string runner;                ///< the executable it makes
+  std::vector<std::string> ours;     ///< the build's own objects and libraries that the runner links
+};
+
+/// One of the hand-in's files on its way to an object file: what compile_source's steps share.
+struct Unit {
+  Unit(const Build& b, std::size_t k)
+      : source(b.lab.sources[k]),
+        file(b.files[k]),
+        staged(b.work_dir + "/src/" + source),
+        text(read_text(file)),
+        object(b.work_dir + "/obj/" + source + ".o"),
+        deps(b.work_dir + "/obj/" + source + ".d") {}
+
+  const std::string source;  ///< the lab's name for it
+  const std::string file;    ///< the hand-in's file
+  const std::string staged;  ///< the copy that is compiled
+  const std::string text;    ///< the hand-in's text
+  const std::string object, deps;
+  std::vector<std::string> cmd;  ///< its compile command
+  std::string line_name;         ///< the name the staged copy's #line gives the hand-in
+};
+
+/// Writes the staged copy and makes its compile command; a failure where the hand-in's text breaks a rule.
+std::optional<HandinBuild> stage_source(const Build& b, Unit& u) {
+  if (defence_enabled("source-text"))
+    if (const std::string bad = source_rules::check_source(u.text, fs::path(u.file).filename().string()); !bad.empty())
+      return failed(bad);
+  u.cmd = compile_command(b.build_dir, b.lab.id, b.lab.submission_dir + "/" + u.source);
+  // The name the staged copy's #line gives the hand-in. nvcc (-lineinfo) writes it into the
+  // PTX's .file directive, which ptxas cannot read back with a quote or a backslash in it: for
+  // nvcc they become '_' (a hand-in in such a folder is no less a hand-in).
+  u.line_name = u.file;
+  if (!u.cmd.empty() && fs::path(u.cmd[0]).filename() == "nvcc")
+    std::replace_if(u.line_name.begin(), u.line_name.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
+  std::ofstream(u.staged, std::ios::binary)
+      << (defence_enabled("staging") ? vetting::staged_text(u.text, u.line_name)
+                                     : "#line 1 \"" + u.file + "\"\n" + u.text);  // unescaped, BOM kept
+  for (std::size_t i = 0; i + 1 < u.cmd.size(); ++i)
+    if (u.cmd[i] == "-o") u.cmd[i + 1] = u.object;
+  for (auto& arg : u.cmd)
+    if (arg == b.lab.submission_dir + "/" + u.source) arg = u.staged;
+  u.cmd.insert(u.cmd.begin() + 1, {"-MD", "-MF", u.deps});
+  return std::nullopt;
+}
+
+/// On the emu back-end, translates a hand-in that launches with <<<>>> and compiles that instead; or the failure.
+std::optional<HandinBuild> translate_launches(Build& b, Unit& u) {
+  // On the emulator a hand-in that launches with `<<<>>>` is compiled from its translation, made
+  // in the sandbox by the build's gpulab-cuda2emu, as CMake does for the lab's own files
+  // (cmake/GpulabBackend.cmake). The translation keeps every line's file and number.
+  const bool emu =
+      fs::path(u.cmd[0]).filename() != "nvcc" && std::find(u.cmd.begin(), u.cmd.end(), "hip") == u.cmd.end();
+  static const std::regex dynamic_shared(R"(extern\s+__shared__)");
+  if (emu && (u.text.find("<<<") != std::string::npos || std::regex_search(u.text, dynamic_shared))) {
+    const std::string tool = b.build_dir + "/common/emu/cuda2emu/gpulab-cuda2emu";
+    if (!fs::exists(tool))
+      return failed(fs::path(u.file).filename().string() +
+                    " launches kernels with <<<>>>, which the emu back-end translates with gpulab-cuda2emu, and "
+                    "this build has none (" + tool + ")\n  hint: build it: cmake --build " + b.build_dir +
+                    " --target gpulab-cuda2emu");
+    const std::string translated = b.work_dir + "/src/" + fs::path(u.source).stem().string() + ".emu" +
+                                   fs::path(u.source).extension().string();
+    const ProcessResult tr = confined({tool, u.staged, "-o", translated}, b.spec, b.verbose);
+    b.isolation = tr.isolation;
+    if (tr.timed_out || !tr.ok()) {
+      // The tool names the staged copy, whose first line is the #line directive it starts with.
+      std::istringstream lines(shown_diagnostics(tr.output, readable_by(b.lab, u.file, b.work_dir), b.build_dir));
+      std::string why;
+      for (std::string line; std::getline(lines, line) && why.size() < 4000;) {
+        int n = 0;
+        if (line.rfind(u.staged + ":", 0) == 0 &&
+            std::sscanf(line.c_str() + u.staged.size() + 1, "%d", &n) == 1 && n > 1)
+          line = fs::path(u.file).filename().string() + ":" + std::to_string(n - 1) +
+                 line.substr(line.find(':', u.staged.size() + 1));
+        why += "  " + line + "\n";
+      }
+      return failed("the <<<>>> launches cannot be translated for the emulator (" + tr.describe() + "):\n" + why,
+                    b.isolation);
+    }
+    for (auto& arg : u.cmd)
+      if (arg == u.staged) arg = translated;
+  }
+  return std::nullopt;
+}
+
+/// The source-text rule on the preprocessed text of the hand-in's own lines (not for nvcc); "" when all is well.
+std::string preprocessed_problem(const Build& b, const Unit& u) {
+  // The same rule on the preprocessed text of the hand-in's own lines: a word built by token
+  // pasting or hidden behind a line splice is spelt out there (clang and hipcc; nvcc's objects
+  // are checked for system-call instructions instead).
+  if (!defence_enabled("source-text") || fs::path(u.cmd[0]).filename() == "nvcc") return {};
+  std::vector<std::string> pre;
+  for (std::size_t i = 0; i < u.cmd.size(); ++i) {
+    if (u.cmd[i] == "-MD") { i += 2; continue; }       // -MD -MF deps
+    if (u.cmd[i] == "-o") { pre.push_back("-o"); pre.push_back(b.work_dir + "/obj/" + u.source + ".i"); ++i; continue; }
+    pre.push_back(u.cmd[i] == "-c" ? "-E" : u.cmd[i]);
+  }
+  const ProcessResult pp = confined(pre, b.spec, false);
+  if (!pp.ok()) return {};
+  std::istringstream in(read_text(b.work_dir + "/obj/" + u.source + ".i"));
+  std::string line, current, own;
+  const std::regex marker(R"re(^# \d+ "(.*)")re");
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_search(line, m, marker)) { current = m[1].str(); own += "\n"; continue; }
+    own += (current == u.file || current.find(fs::path(u.file).filename().string()) != std::string::npos)
+               ? line + "\n" : "\n";
+  }
+  return source_rules::check_preprocessed(own, fs::path(u.file).filename().string());
+}
+
+/// Stages, compiles and vets the hand-in's file `k`, adding its object to b.objects; or the failure.
+std::optional<HandinBuild> compile_source(Build& b, std::size_t k) {
+  Unit u(b, k);
+  if (std::optional<HandinBuild> failure = stage_source(b, u)) return failure;
+  b.spec.workdir = b.build_dir;  // the command's relative paths are the build tree's
+  if (std::optional<HandinBuild> failure = translate_launches(b, u)) return failure;
+  const ProcessResult cc = confined(u.cmd, b.spec, b.verbose);
+  b.isolation = cc.isolation;
+  if (cc.timed_out)
+    return failed("compiling " + u.source + " did not finish within " + std::to_string(int(b.timeout_seconds)) +
+                      " s (the build's time limit)\n  hint: a template or constexpr computation that never ends?",
+                  b.isolation);
+  Readable readable = readable_by(b.lab, u.file, b.work_dir);
+  readable.files.push_back(u.line_name);  // the name the compiler knows it by
+  if (!cc.ok()) {
+    // The include rules first (the dependency list is written on errors too): a file the
+    // hand-in may not read never reaches its messages.
+    if (const std::string bad = fs::exists(u.deps) ? includes_problem(b.lab, readable, u.deps, u.cmd) : "";
+        !bad.empty())
+      return failed(bad, b.isolation);
+    return failed("the code does not compile (" + cc.describe() + "):\n" +
+                      compiler_errors(shown_diagnostics(cc.output, readable, b.build_dir)),
+                  b.isolation);
+  }
+  if (const std::string bad = preprocessed_problem(b, u); !bad.empty()) return failed(bad, b.isolation);
+  if (const std::string bad = includes_problem(b.lab, readable, u.deps, u.cmd); !bad.empty())
+    return failed(bad, b.isolation);
+  b.objects.push_back(u.object);
+  return std::nullopt;
+}
+
+/// Points b.link at the hand-in's objects and b.runner, noting b.ours; returns how many slot objects it replaced.
+std::size_t aim_link(Build& b) {
+  std::size_t replaced = 0;
+  for (std::size_t i = 0; i < b.link.size(); ++i) {
+    std::string& arg = b.link[i];
+    if (i > 0 && b.link[i - 1] == "-o") {
+      arg = b.runner;
+      continue;
+    }
+    for (std::size_t k = 0; k < b.lab.sources.size(); ++k)
+      if (ends_with(arg, "/submissions/" + b.lab.id + "/" + b.lab.sources[k] + ".o")) {
+        arg = b.objects[k];
+        ++replaced;
+      }
+    if (arg[0] != '-' && (ends_with(arg, ".o") || ends_with(arg, ".a") || ends_with(arg, ".so")) &&
+        std::find(b.objects.begin(), b.objects.end(), arg) == b.objects.end()) {
+      const fs::path p = fs::path(arg).is_absolute() ? fs::path(arg) : fs::path(b.build_dir) / arg;
+      if (p.string().rfind(b.build_dir, 0) == 0) b.ours.push_back(p.string());
+    }
+  }
+  return replaced;
+}
+
+/// The symbol rules on the hand-in's objects (the lab's contract, nothing the runner has); "" when all is well.
+std::string symbols_problem(const Build& b) {
+  std::vector<std::string> contract;
+  for (const auto& f : b.lab.functions) contract.push_back(f);
+  // What the submission may not define: the strong symbols of the build's own objects and
+  // libraries, and every C-linkage name of any library the runner is linked with.
+  std::set<std::string> taken = vetting::defined_symbols(b.ours);
+  const std::set<std::string> c_names = vetting::library_c_names(linked_libraries(b.link, b.build_dir));
+  taken.insert(c_names.begin(), c_names.end());
+  return vetting::check_object_symbols(b.objects, contract, taken, fs::path(b.files[0]).filename().string());
+}
+
+/// Links the runner from the hand-in's objects, its symbols vetted first.
+HandinBuild link_runner(Build& b) {
+  // Link: the lab's checks and the harness, exactly as CMake links the submission slot.
+  const std::string target = "lab-" + b.lab.id + "-submission";
+  b.link = link_command(b.build_dir, target);
+  b.runner = b.work_dir + "/runner";
+  if (aim_link(b) != b.objects.size())
+    return failed("grader error: the link command of " + target + " has no slot", b.isolation);
+
+  if (defence_enabled("symbols"))
+    if (const std::string bad = symbols_problem(b); !bad.empty()) return failed(bad, b.isolation);
+
+  const ProcessResult ld = confined(b.link, b.spec, b.verbose);
+  if (!ld.ok())
+    return failed("the code does not link (" + ld.describe() + "):\n" + compiler_errors(ld.output) +
+                      "  hint: the lab's header declares the function(s) you must define, with exactly that signature",
+                  b.isolation);
+  HandinBuild built;
+  built.ok = true;
+  built.executable = b.runner;
+  built.isolation = b.isolation;
+  return built;
+}
+
+}  // namespace
 
 HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const std::vector<std::string>& files,
                          const std::string& work_dir, double timeout_seconds, bool verbose) {
@@ -453,164 +702,13 @@ HandinBuild build_handin(const std::string& build_dir, const LabInfo& lab, const
   fs::create_directories(work_dir + "/obj");
   // The compiler, the linker and the tools run in the sandbox, with limits: a compile-time bomb
   // (deep templates, a huge constant array) stops at the time or memory limit.
-  SandboxSpec spec = base_sandbox(build_dir, work_dir, timeout_seconds);
-  spec.address_space_bytes = std::size_t{8} << 30;
-  spec.file_size_bytes = std::size_t{512} << 20;
+  Build b(build_dir, lab, files, work_dir, timeout_seconds, verbose);
+  b.spec.address_space_bytes = std::size_t{8} << 30;
+  b.spec.file_size_bytes = std::size_t{512} << 20;
 
-  std::vector<std::string> objects;
-  std::string isolation;
-  for (std::size_t k = 0; k < lab.sources.size(); ++k) {
-    const std::string& source = lab.sources[k];
-    const std::string staged = work_dir + "/src/" + source;
-    const std::string text = read_text(files[k]);
-    if (defence_enabled("source-text"))
-      if (const std::string bad = source_rules::check_source(text, fs::path(files[k]).filename().string());
-          !bad.empty())
-        return failed(bad);
-    const std::string object = work_dir + "/obj/" + source + ".o", deps = work_dir + "/obj/" + source + ".d";
-    std::vector<std::string> cmd = compile_command(build_dir, lab.id, lab.submission_dir + "/" + source);
-    // The name the staged copy's #line gives the hand-in. nvcc (-lineinfo) writes it into the
-    // PTX's .file directive, which ptxas cannot read back with a quote or a backslash in it: for
-    // nvcc they become '_' (a hand-in in such a folder is no less a hand-in).
-    std::string line_name = files[k];
-    if (!cmd.empty() && fs::path(cmd[0]).filename() == "nvcc")
-      std::replace_if(line_name.begin(), line_name.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
-    std::ofstream(staged, std::ios::binary)
-        << (defence_enabled("staging") ? vetting::staged_text(text, line_name)
-                                       : "#line 1 \"" + files[k] + "\"\n" + text);  // unescaped, BOM kept
-    for (std::size_t i = 0; i + 1 < cmd.size(); ++i)
-      if (cmd[i] == "-o") cmd[i + 1] = object;
-    for (auto& arg : cmd)
-      if (arg == lab.submission_dir + "/" + source) arg = staged;
-    cmd.insert(cmd.begin() + 1, {"-MD", "-MF", deps});
-    spec.workdir = build_dir;  // the command's relative paths are the build tree's
-    // On the emulator a hand-in that launches with `<<<>>>` is compiled from its translation, made
-    // in the sandbox by the build's gpulab-cuda2emu, as CMake does for the lab's own files
-    // (cmake/GpulabBackend.cmake). The translation keeps every line's file and number.
-    const bool emu = fs::path(cmd[0]).filename() != "nvcc" && std::find(cmd.begin(), cmd.end(), "hip") == cmd.end();
-    static const std::regex dynamic_shared(R"(extern\s+__shared__)");
-    if (emu && (text.find("<<<") != std::string::npos || std::regex_search(text, dynamic_shared))) {
-      const std::string tool = build_dir + "/common/emu/cuda2emu/gpulab-cuda2emu";
-      if (!fs::exists(tool))
-        return failed(fs::path(files[k]).filename().string() +
-                      " launches kernels with <<<>>>, which the emu back-end translates with gpulab-cuda2emu, and "
-                      "this build has none (" + tool + ")\n  hint: build it: cmake --build " + build_dir +
-                      " --target gpulab-cuda2emu");
-      const std::string translated = work_dir + "/src/" + fs::path(source).stem().string() + ".emu" +
-                                     fs::path(source).extension().string();
-      const ProcessResult tr = confined({tool, staged, "-o", translated}, spec, verbose);
-      isolation = tr.isolation;
-      if (tr.timed_out || !tr.ok()) {
-        // The tool names the staged copy, whose first line is the #line directive it starts with.
-        std::istringstream lines(shown_diagnostics(tr.output, readable_by(lab, files[k], work_dir), build_dir));
-        std::string why;
-        for (std::string line; std::getline(lines, line) && why.size() < 4000;) {
-          int n = 0;
-          if (line.rfind(staged + ":", 0) == 0 && std::sscanf(line.c_str() + staged.size() + 1, "%d", &n) == 1 && n > 1)
-            line = fs::path(files[k]).filename().string() + ":" + std::to_string(n - 1) +
-                   line.substr(line.find(':', staged.size() + 1));
-          why += "  " + line + "\n";
-        }
-        return failed("the <<<>>> launches cannot be translated for the emulator (" + tr.describe() + "):\n" + why,
-                      isolation);
-      }
-      for (auto& arg : cmd)
-        if (arg == staged) arg = translated;
-    }
-    const ProcessResult cc = confined(cmd, spec, verbose);
-    isolation = cc.isolation;
-    if (cc.timed_out)
-      return failed("compiling " + source + " did not finish within " + std::to_string(int(timeout_seconds)) +
-                        " s (the build's time limit)\n  hint: a template or constexpr computation that never ends?",
-                    isolation);
-    Readable readable = readable_by(lab, files[k], work_dir);
-    readable.files.push_back(line_name);  // the name the compiler knows it by
-    if (!cc.ok()) {
-      // The include rules first (the dependency list is written on errors too): a file the
-      // hand-in may not read never reaches its messages.
-      if (const std::string bad = fs::exists(deps) ? includes_problem(lab, readable, deps, cmd) : ""; !bad.empty())
-        return failed(bad, isolation);
-      return failed("the code does not compile (" + cc.describe() + "):\n" +
-                        compiler_errors(shown_diagnostics(cc.output, readable, build_dir)),
-                    isolation);
-    }
-    // The same rule on the preprocessed text of the hand-in's own lines: a word built by token
-    // pasting or hidden behind a line splice is spelt out there (clang and hipcc; nvcc's objects
-    // are checked for system-call instructions instead).
-    if (defence_enabled("source-text") && fs::path(cmd[0]).filename() != "nvcc") {
-      std::vector<std::string> pre;
-      for (std::size_t i = 0; i < cmd.size(); ++i) {
-        if (cmd[i] == "-MD") { i += 2; continue; }       // -MD -MF deps
-        if (cmd[i] == "-o") { pre.push_back("-o"); pre.push_back(work_dir + "/obj/" + source + ".i"); ++i; continue; }
-        pre.push_back(cmd[i] == "-c" ? "-E" : cmd[i]);
-      }
-      const ProcessResult pp = confined(pre, spec, false);
-      if (pp.ok()) {
-        std::istringstream in(read_text(work_dir + "/obj/" + source + ".i"));
-        std::string line, current, own;
-        const std::regex marker(R"re(^# \d+ "(.*)")re");
-        std::smatch m;
-        while (std::getline(in, line)) {
-          if (std::regex_search(line, m, marker)) { current = m[1].str(); own += "\n"; continue; }
-          own += (current == files[k] || current.find(fs::path(files[k]).filename().string()) != std::string::npos)
-                     ? line + "\n" : "\n";
-        }
-        if (const std::string bad = source_rules::check_preprocessed(own, fs::path(files[k]).filename().string());
-            !bad.empty())
-          return failed(bad, isolation);
-      }
-    }
-    if (const std::string bad = includes_problem(lab, readable, deps, cmd); !bad.empty()) return failed(bad, isolation);
-    objects.push_back(object);
-  }
-
-  // Link: the lab's checks and the harness, exactly as CMake links the submission slot.
-  const std::string target = "lab-" + lab.id + "-submission";
-  std::vector<std::string> link = link_command(build_dir, target);
-  const std::string runner = work_dir + "/runner";
-  std::vector<std::string> ours;
-  std::size_t replaced = 0;
-  for (std::size_t i = 0; i < link.size(); ++i) {
-    std::string& arg = link[i];
-    if (i > 0 && link[i - 1] == "-o") {
-      arg = runner;
-      continue;
-    }
-    for (std::size_t k = 0; k < lab.sources.size(); ++k)
-      if (ends_with(arg, "/submissions/" + lab.id + "/" + lab.sources[k] + ".o")) {
-        arg = objects[k];
-        ++replaced;
-      }
-    if (arg[0] != '-' && (ends_with(arg, ".o") || ends_with(arg, ".a") || ends_with(arg, ".so")) &&
-        std::find(objects.begin(), objects.end(), arg) == objects.end()) {
-      const fs::path p = fs::path(arg).is_absolute() ? fs::path(arg) : fs::path(build_dir) / arg;
-      if (p.string().rfind(build_dir, 0) == 0) ours.push_back(p.string());
-    }
-  }
-  if (replaced != objects.size()) return failed("grader error: the link command of " + target + " has no slot", isolation);
-
-  if (defence_enabled("symbols")) {
-    std::vector<std::string> contract;
-    for (const auto& f : lab.functions) contract.push_back(f);
-    // What the submission may not define: the strong symbols of the build's own objects and
-    // libraries, and every C-linkage name of any library the runner is linked with.
-    std::set<std::string> taken = vetting::defined_symbols(ours);
-    const std::set<std::string> c_names = vetting::library_c_names(linked_libraries(link, build_dir));
-    taken.insert(c_names.begin(), c_names.end());
-    const std::string bad = vetting::check_object_symbols(objects, contract, taken, fs::path(files[0]).filename().string());
-    if (!bad.empty()) return failed(bad, isolation);
-  }
-
-  const ProcessResult ld = confined(link, spec, verbose);
-  if (!ld.ok())
-    return failed("the code does not link (" + ld.describe() + "):\n" + compiler_errors(ld.output) +
-                      "  hint: the lab's header declares the function(s) you must define, with exactly that signature",
-                  isolation);
-  HandinBuild b;
-  b.ok = true;
-  b.executable = runner;
-  b.isolation = isolation;
-  return b;
+  for (std::size_t k = 0; k < lab.sources.size(); ++k)
+    if (std::optional<HandinBuild> failure = compile_source(b, k)) return *failure;
+  return link_runner(b);
 }
 
 }  // namespace gpulab::grade

@@ -261,8 +261,46 @@ std::string search_path(const std::string& name, const std::string& path_list) {
   }
 }
 
-ProcessResult run_child(const ChildPlan& plan) {
+namespace {
+
+/// A child's run in progress: what run_child's steps share.
+struct ChildRun {
+  explicit ChildRun(const ChildPlan& p) : plan(p) {}
+
+  const ChildPlan& plan;
   ProcessResult r;
+  int fds[2] = {-1, -1};  ///< the pipe of the child's output (stdout and stderr)
+  int devnull = -1;       ///< the child's stdin
+  pid_t pid = -1;
+  std::set<pid_t> preexisting;  ///< the grader's children before the run (stop_tree)
+  bool pipe_open = true;        ///< until every writer closed it
+  char buf[65536];
+  int status = 0;
+  bool reaped = false;
+  rusage usage{};
+};
+
+/// Ends the run's part in runs(): its child forgotten, the subreaper setting restored after the last run.
+void end_run(pid_t pid) {
+  const std::lock_guard<std::mutex> lock(runs().mutex);
+  runs().children.erase(pid);
+  if (--runs().active == 0) prctl(PR_SET_CHILD_SUBREAPER, runs().previous_subreaper);
+}
+
+/// Opens the child's stdin and its output's pipe; false, with why in run.r.output, where it cannot.
+bool open_pipe(ChildRun& run) {
+  run.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (run.devnull < 0 || pipe2(run.fds, O_CLOEXEC) != 0) {
+    if (run.devnull >= 0) close(run.devnull);
+    run.r.output = "cannot create a pipe for the child's output";
+    return false;
+  }
+  return true;
+}
+
+/// Forks the child that runs the plan; false, with why in run.r.output, where it cannot.
+bool start_child(ChildRun& run) {
+  const ChildPlan& plan = run.plan;
   // Everything the child needs is built here: after fork() it may not allocate.
   std::vector<char*> argv, envp;
   for (const auto& a : plan.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -274,15 +312,9 @@ ProcessResult run_child(const ChildPlan& plan) {
   keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
   keep.erase(std::remove_if(keep.begin(), keep.end(), [](int fd) { return fd < 3; }), keep.end());
 
-  int fds[2];
-  const int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0 || pipe2(fds, O_CLOEXEC) != 0) {
-    if (devnull >= 0) close(devnull);
-    r.output = "cannot create a pipe for the child's output";
-    return r;
-  }
+  if (!open_pipe(run)) return false;
   // Become the child subreaper for the run's duration (see stop_tree), remembering the setting.
-  const std::set<pid_t> preexisting = children_of_self();
+  run.preexisting = children_of_self();
   pid_t pid;
   {
     const std::lock_guard<std::mutex> lock(runs().mutex);
@@ -292,96 +324,109 @@ ProcessResult run_child(const ChildPlan& plan) {
     }
     const pid_t parent = getpid();
     pid = fork();
-    if (pid == 0) exec_child(plan, argv.data(), envp.data(), keep, devnull, fds[1], parent);
+    if (pid == 0) exec_child(plan, argv.data(), envp.data(), keep, run.devnull, run.fds[1], parent);
     if (pid > 0) runs().children.insert(pid);
   }
-  auto end_run = [&] {
-    const std::lock_guard<std::mutex> lock(runs().mutex);
-    runs().children.erase(pid);
-    if (--runs().active == 0) prctl(PR_SET_CHILD_SUBREAPER, runs().previous_subreaper);
-  };
-  close(fds[1]);
-  close(devnull);
+  run.pid = pid;
+  close(run.fds[1]);
+  close(run.devnull);
   if (pid < 0) {
-    close(fds[0]);
-    end_run();
-    r.output = std::string("cannot fork: ") + std::strerror(errno);
-    return r;
+    close(run.fds[0]);
+    end_run(pid);
+    run.r.output = std::string("cannot fork: ") + std::strerror(errno);
+    return false;
   }
-  fcntl(fds[0], F_SETFL, O_NONBLOCK);
+  fcntl(run.fds[0], F_SETFL, O_NONBLOCK);
+  return true;
+}
 
-  bool pipe_open = true;
-  char buf[65536];
+/// Moves what the child wrote into run.r.output (and to stdout where the plan echoes it).
+void drain(ChildRun& run) {
+  const ChildPlan& plan = run.plan;
+  ProcessResult& r = run.r;
   // Reads whatever is there without blocking; keeps the tail only, trimming in big steps so that
   // a chatty child does not cost a copy of the whole buffer for every read.
-  auto drain = [&] {
-    while (pipe_open) {
-      const ssize_t n = read(fds[0], buf, sizeof buf);
-      if (n == 0) pipe_open = false;  // every writer closed it
-      if (n <= 0) break;
-      r.output.append(buf, static_cast<std::size_t>(n));
-      if (plan.echo) {
-        std::fwrite(buf, 1, static_cast<std::size_t>(n), stdout);
-        std::fflush(stdout);
-      }
-      if (r.output.size() > 2 * plan.output_limit + sizeof buf) {
-        r.output.erase(0, r.output.size() - plan.output_limit);
-        r.output_truncated = true;
-      }
+  while (run.pipe_open) {
+    const ssize_t n = read(run.fds[0], run.buf, sizeof run.buf);
+    if (n == 0) run.pipe_open = false;  // every writer closed it
+    if (n <= 0) break;
+    r.output.append(run.buf, static_cast<std::size_t>(n));
+    if (plan.echo) {
+      std::fwrite(run.buf, 1, static_cast<std::size_t>(n), stdout);
+      std::fflush(stdout);
     }
-  };
+    if (r.output.size() > 2 * plan.output_limit + sizeof run.buf) {
+      r.output.erase(0, r.output.size() - plan.output_limit);
+      r.output_truncated = true;
+    }
+  }
+}
 
+/// Collects the child's output until it ends (reaped, or gone) or its time is up (run.r.timed_out).
+void wait_for_child(ChildRun& run) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(plan.timeout_seconds));
-  int status = 0;
-  bool reaped = false;
-  rusage usage{};
+                                            std::chrono::duration<double>(run.plan.timeout_seconds));
   for (;;) {
     // Wake up for output, or every 20 ms to look at the child and the clock: a child that closed
     // its output (POLLHUP, then no fd to wait on) or never stops writing is still timed out.
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     const int wait_ms = static_cast<int>(std::clamp<long long>(left.count(), 0, 20));
-    pollfd pfd{fds[0], POLLIN, 0};
-    if (poll(&pfd, pipe_open ? 1 : 0, wait_ms) < 0 && errno != EINTR) break;
-    drain();
-    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
-    if (w == pid || (w < 0 && errno == ECHILD)) {
-      reaped = w == pid;
+    pollfd pfd{run.fds[0], POLLIN, 0};
+    if (poll(&pfd, run.pipe_open ? 1 : 0, wait_ms) < 0 && errno != EINTR) break;
+    drain(run);
+    const pid_t w = wait4(run.pid, &run.status, WNOHANG, &run.usage);
+    if (w == run.pid || (w < 0 && errno == ECHILD)) {
+      run.reaped = w == run.pid;
       break;
     }
     if (Clock::now() >= deadline) {
-      r.timed_out = true;
+      run.r.timed_out = true;
       break;
     }
   }
+}
+
+/// Stops what is left of the run, takes the rest of its output and fills in how the child ended.
+void finish_run(ChildRun& run) {
+  const ChildPlan& plan = run.plan;
+  ProcessResult& r = run.r;
   // Whatever the child left behind (daemons, background jobs, a namespace's init) goes now; then
   // the rest of the output, all writers being dead.
-  const int survivors = stop_tree(pid, reaped, preexisting, std::chrono::seconds(5));
-  end_run();
+  const int survivors = stop_tree(run.pid, run.reaped, run.preexisting, std::chrono::seconds(5));
+  end_run(run.pid);
   const auto drain_until = Clock::now() + std::chrono::seconds(1);
-  while (pipe_open && Clock::now() < drain_until) {
-    pollfd pfd{fds[0], POLLIN, 0};
+  while (run.pipe_open && Clock::now() < drain_until) {
+    pollfd pfd{run.fds[0], POLLIN, 0};
     poll(&pfd, 1, 10);
-    drain();
+    drain(run);
   }
-  close(fds[0]);
+  close(run.fds[0]);
   if (r.output.size() > plan.output_limit) {
     r.output.erase(0, r.output.size() - plan.output_limit);
     r.output_truncated = true;
   }
   if (survivors > 0)
     r.output += "\n[gpulab: " + std::to_string(survivors) + " process(es) of the run could not be stopped]\n";
-  r.cpu_seconds_used = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-                       1e-6 * static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-  if (reaped && !r.timed_out) {
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  r.cpu_seconds_used = static_cast<double>(run.usage.ru_utime.tv_sec + run.usage.ru_stime.tv_sec) +
+                       1e-6 * static_cast<double>(run.usage.ru_utime.tv_usec + run.usage.ru_stime.tv_usec);
+  if (run.reaped && !r.timed_out) {
+    if (WIFEXITED(run.status)) r.exit_code = WEXITSTATUS(run.status);
+    if (WIFSIGNALED(run.status)) r.signal = WTERMSIG(run.status);
     if (plan.exit_status_encodes_signal && r.exit_code > 128 && r.exit_code < 128 + NSIG) {
       r.signal = r.exit_code - 128;
       r.exit_code = -1;
     }
   }
-  return r;
+}
+
+}  // namespace
+
+ProcessResult run_child(const ChildPlan& plan) {
+  ChildRun run(plan);
+  if (!start_child(run)) return run.r;
+  wait_for_child(run);
+  finish_run(run);
+  return run.r;
 }
 
 }  // namespace detail

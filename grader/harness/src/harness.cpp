@@ -202,8 +202,11 @@ bool Measured::judge(const std::string& text, const std::string& failure) const 
 
 }  // namespace gpulab::grade
 
-int main(int argc, char** argv) {
-  using namespace gpulab::grade;
+namespace gpulab::grade {
+namespace {
+
+/// Has glibc take large blocks from the heap and keep freed memory there (a no-op with another C library).
+void keep_freed_memory() {
 #if defined(__GLIBC__)
   // Checks allocate, fill and free host vectors of up to a GiB (2^28 floats) several times each.
   // glibc maps every block that large with mmap and unmaps it when freed, so each new one pays the
@@ -213,9 +216,10 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, -1);  // -1: never give the heap's top back
 #endif
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::GTEST_FLAG(shuffle) = false;  // the record's events follow the checks' own order
-  g_options.seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+/// Reads the lab process's own arguments (GoogleTest's taken out) into g_options.
+void parse_arguments(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -236,6 +240,10 @@ int main(int argc, char** argv) {
     else if (a == "--kernel-resources") g_options.kernel_resources_path = value();
     else usage(("unknown argument " + a).c_str());
   }
+}
+
+/// Loads the rubric, leaves out the performance checks where asked, and opens the report.
+void apply_options() {
   if (g_options.rubric_path.empty()) usage("--rubric is required");
   try {
     g_rubric = Rubric::load(g_options.rubric_path);
@@ -250,36 +258,59 @@ int main(int argc, char** argv) {
     g_report = std::fopen(g_options.report_path.c_str(), "a");
     if (!g_report) usage(("cannot write " + g_options.report_path).c_str());
   }
+}
+
+/// The judge's side: loads the runner's record to replay, and reports what the runner said of itself.
+void load_record() {
+  // The judge: never runs the code under test; the device is the runner's.
+  std::string error;
+  std::optional<record_mac::Key> key;
+  if (!g_options.record_key.empty() && !record_mac::from_hex(g_options.record_key, key.emplace()))
+    usage("--record-key takes 32 hexadecimal digits");
+  if (!kit::record::load(g_options.replay_path, g_options.runner_status.empty() ? "stopped" : g_options.runner_status,
+                         key, all_checks(), error))
+    usage(error.c_str());
+  if (!kit::record::tampered().empty()) info("record_tampered", kit::record::tampered());
+  for (const auto& [key, value] : kit::record::runner_info()) info(key, value);
+}
+
+/// The runner's side: opens the record's channel and reports the device, in the report and in the record.
+void open_record() {
+  kit::record::open_channel(g_options.channel_fd, g_options.record_key_fd);
+  auto runner_info = [](const std::string& key, const std::string& value) {
+    info(key, value);
+    kit::record::send({{"type", "info"}, {"key", key}, {"value", value}});
+  };
+  try {
+    const gpulab::DeviceInfo d = gpulab::device_info();
+    runner_info("device", d.name);
+    runner_info("driver", d.driver);
+    runner_info("warp_size", std::to_string(d.warp_size));
+    if (d.clock_khz) runner_info("sm_clock_mhz", std::to_string(d.clock_khz / 1000));
+    if (d.memory_clock_khz) runner_info("memory_clock_mhz", std::to_string(d.memory_clock_khz / 1000));
+  } catch (const std::exception& e) {
+    runner_info("device_error", e.what());
+  }
+}
+
+}  // namespace
+}  // namespace gpulab::grade
+
+int main(int argc, char** argv) {
+  using namespace gpulab::grade;
+  keep_freed_memory();
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::GTEST_FLAG(shuffle) = false;  // the record's events follow the checks' own order
+  g_options.seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  parse_arguments(argc, argv);
+  apply_options();
   ::testing::UnitTest::GetInstance()->listeners().Append(new Reporter);
   if (::testing::GTEST_FLAG(list_tests)) {
     // Listing the checks (the grader's plan): nothing to measure.
   } else if (!g_options.replay_path.empty()) {
-    // The judge: never runs the code under test; the device is the runner's.
-    std::string error;
-    std::optional<record_mac::Key> key;
-    if (!g_options.record_key.empty() && !record_mac::from_hex(g_options.record_key, key.emplace()))
-      usage("--record-key takes 32 hexadecimal digits");
-    if (!kit::record::load(g_options.replay_path, g_options.runner_status.empty() ? "stopped" : g_options.runner_status,
-                           key, all_checks(), error))
-      usage(error.c_str());
-    if (!kit::record::tampered().empty()) info("record_tampered", kit::record::tampered());
-    for (const auto& [key, value] : kit::record::runner_info()) info(key, value);
+    load_record();
   } else {
-    kit::record::open_channel(g_options.channel_fd, g_options.record_key_fd);
-    auto runner_info = [](const std::string& key, const std::string& value) {
-      info(key, value);
-      kit::record::send({{"type", "info"}, {"key", key}, {"value", value}});
-    };
-    try {
-      const gpulab::DeviceInfo d = gpulab::device_info();
-      runner_info("device", d.name);
-      runner_info("driver", d.driver);
-      runner_info("warp_size", std::to_string(d.warp_size));
-      if (d.clock_khz) runner_info("sm_clock_mhz", std::to_string(d.clock_khz / 1000));
-      if (d.memory_clock_khz) runner_info("memory_clock_mhz", std::to_string(d.memory_clock_khz / 1000));
-    } catch (const std::exception& e) {
-      runner_info("device_error", e.what());
-    }
+    open_record();
   }
   info("seed", std::to_string(g_options.seed));
   if (g_options.replay_path.empty()) std::printf("seed %llu\n", static_cast<unsigned long long>(g_options.seed));
