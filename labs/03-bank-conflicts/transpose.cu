@@ -35,7 +35,8 @@ __global__ void transpose_naive(const float* in, float* out, int rows, int cols)
 //      wavefronts per request. Pad the row ([32][33]) or swizzle the column index (XOR) so that
 //      every shared access needs 1 wavefront;
 //   4. guard the edges: rows and cols are any values >= 1, not only multiples of 32.
-// Then launch it below instead of transpose_naive, with the grid swapped where it must be.
+// Then launch it below instead of transpose_naive, with the same grid and block: one block per
+// 32 x 32 tile of `in` (the swap of block indices happens inside the kernel, where it writes out).
 
 // Exercise 2: a tiled transpose of doubles. Both global sides are coalesced; the shared tile is
 // not right yet. TODO(student): how many wavefronts does the read `tile[threadIdx.x][...]` need
