@@ -57,6 +57,11 @@ __global__ void count_keys(const unsigned* __restrict__ cell, int n, unsigned* c
 
 // Exclusive scan of each block's kScanItems elements in place (Blelloch's up-sweep and
 // down-sweep in shared memory); the block's total goes to sums[blockIdx.x].
+// Beyond the lesson: this tree has the bank conflicts lab 03 teaches. At stride 2^k neighbouring
+// lanes touch s[] 2^(k+1) words apart: a 2^(k+1)-way conflict (2 wavefronts per request at the
+// first level, up to 32 further up while a warp has that many active lanes) instead of 1. It is kept plain on purpose: the scan is a
+// small part of the frame (the keys are counted once per frame; the gather moves the state), and
+// padding the index (s[e + e / 32]) or a warp-shuffle scan would remove the conflicts, as in lab 03.
 __global__ void scan_blocks(unsigned* data, int count, unsigned* __restrict__ sums) {
   __shared__ unsigned s[kScanItems];
   const int base = blockIdx.x * kScanItems;
