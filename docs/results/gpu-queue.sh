@@ -28,6 +28,9 @@
 #                         overlap; the GPU lock keeps timed runs apart); every report is kept in
 #                         DIR/PHASE/reports (GPULAB_VERDICT_REPORTS); the hand-ins' runners stay in
 #                         build/cuda/handins (GPULAB_KEEP_HANDINS) for ncu03
+#   gtest:BINARY:FILTER   a test executable of build/cuda/grader/tests (e.g.
+#                         gtest:grader_record_tests:GraderRecord.* or
+#                         gtest:grader_idiom_tests:*/01_struct_parameters), its output in the phase's log
 #   grade:NN:FILE         ./gpulab grade NN --submission FILE (report.txt, report.json); the phase's
 #                         directory is DIR/grade:NN:FILE with the file's slashes
 #   calibrateNN           ./gpulab calibrate NN (the reference, 3 runs: ratios, and "passes three
@@ -108,6 +111,9 @@ for phase in "$@"; do
       spec="${phase#cases:}"; lab="${spec%%:*}"; f=""
       for c in $(tr , ' ' <<< "${spec#*:}"); do f+="${f:+:}*/${lab}_*_${c}"; done
       verdicts "$phase" "" "$f" ;;
+    gtest:*)  # gtest:BINARY:FILTER
+      spec="${phase#gtest:}"
+      "build/cuda/grader/tests/${spec%%:*}" --gtest_filter="${spec#*:}" > "$dir/$phase/test.log" 2>&1 ;;
     calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
     grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/04_swizzled.cu
       spec="${phase#grade:}"; lab="${spec%%:*}"; file="${spec#*:}"; mkdir -p "$dir/$phase"

@@ -148,22 +148,30 @@ class GraderRecord : public ::testing::Test {
   static inline fs::path dir_;
   static inline Key key_{};
   static inline std::string record_;
+  /// How many checks the filter selects on this back-end (two correctness checks, and one or two
+  /// performance checks: the emulator's metrics, or a GPU's timed ratio): the run's own record,
+  /// judged as it came, has a verdict for each.
+  std::size_t checks() {
+    if (checks_ == 0) checks_ = judge(record_, key_).size();
+    return checks_;
+  }
+  static inline std::size_t checks_ = 0;
 };
 
 TEST_F(GraderRecord, TheRunsOwnRecordPasses) {
   const auto v = judge(record_, key_);
-  ASSERT_EQ(v.size(), 4u);
-  EXPECT_EQ(passed(v), 4);
+  ASSERT_GE(v.size(), 3u);
+  EXPECT_EQ(passed(v), static_cast<int>(v.size()));
 }
 
 TEST_F(GraderRecord, AnotherRunsRecordEarnsNothing) {
   // The reference's whole record, every event and the run's end, given as the record of a run with
   // another key: what a hand-in that wrote a complete record of its own would get.
   const auto v = judge(record_, random_key());
-  ASSERT_EQ(v.size(), 4u);
+  ASSERT_EQ(v.size(), checks());
   EXPECT_TRUE(all_say(v, "the record was tampered with: event 0 does not carry the tag of this run's key"));
   // Without the defence the replayed record passes: it is the tags that stop it.
-  EXPECT_EQ(passed(judge(record_, random_key(), "record-mac")), 4);
+  EXPECT_EQ(passed(judge(record_, random_key(), "record-mac")), static_cast<int>(checks()));
 }
 
 TEST_F(GraderRecord, AnEditedEventIsTampering) {
@@ -186,7 +194,7 @@ TEST_F(GraderRecord, EventsOutOfOrderOrRepeatedAreTampering) {
   EXPECT_TRUE(all_say(judge(repeated, key_, "record-mac"), "the kit sends each step once, in order"));
   EXPECT_TRUE(all_say(judge(swapped, key_, "record-mac"), "the kit sends each step once, in order"));
   // With both rules off, the repeated step is simply taken (the last answer wins).
-  EXPECT_EQ(passed(judge(repeated, key_, "record-mac,record")), 4);
+  EXPECT_EQ(passed(judge(repeated, key_, "record-mac,record")), static_cast<int>(checks()));
 }
 
 TEST_F(GraderRecord, ARecordCutShortIsNoTampering) {
@@ -195,9 +203,9 @@ TEST_F(GraderRecord, ARecordCutShortIsNoTampering) {
   const auto f = frames(record_);
   const std::string cut = record_.substr(0, f[f.size() / 2].first + f[f.size() / 2].second / 2);
   const auto v = judge(cut, key_);
-  ASSERT_EQ(v.size(), 4u);
+  ASSERT_EQ(v.size(), checks());
   EXPECT_TRUE(v[0].passed) << v[0].message;
-  EXPECT_FALSE(v[3].passed);
+  EXPECT_FALSE(v.back().passed);
   for (const auto& c : v) EXPECT_EQ(c.message.find("tampered"), std::string::npos) << c.message;
 }
 

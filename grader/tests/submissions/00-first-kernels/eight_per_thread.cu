@@ -6,6 +6,7 @@
 // expect[emu]: sanitizer pass
 // expect[emu]: performance.coalesced_global_loads fail "neighbouring threads read addresses 32 bytes apart"
 // expect[emu]: performance.grid_stride_coalesced_loads pass
+// expect[cuda]: performance.bandwidth_vs_copy fail "of the copy bandwidth"
 #include "gpulab/gpu.hpp"
 #include "first_kernels.hpp"
 
