@@ -33,7 +33,7 @@ LAB02_VERSIONS = {"AoS (the stub)": "student", "hot/cold split": "hot_cold_split
 LAB02_CALLS = {"positions only": ("particle_distances", 20), "all fields": ("particle_step", 128),
                "conversion": ("particles_", 128)}
 LAB03_VERSIONS = {"naive (the stub)": "student", "tile[32][32]": "unpadded_tile",
-                  "tile[32][32], XOR swizzle": "swizzled", "tile[32][34] (the old reference, padded by two)": "padded_by_two",
+                  "tile[32][32], XOR swizzle": "swizzled", "tile[32][34], padded by two (the hand-in padded_by_two.cu)": "padded_by_two",
                   "tile[64][65] (the reference)": "solution"}
 LAB03_SHAPES = {"floats 8192 x 8192": "transpose(96 x 160", "floats 6151 x 4987": "transpose(45 x 71",
                 "doubles 4096 x 8192": "transpose_double(96 x 160"}
