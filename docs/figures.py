@@ -148,82 +148,6 @@ def lab01_bandwidth(rows, plt):
     return fig
 
 
-def lab01_sectors(rows, plt):
-    """Diagram, not a measurement: which 32-byte sector each lane of one warp-wide load touches.
-
-    Computed from the parameters in the table (lanes, bytes per lane, distance between neighbouring
-    lanes' addresses, sector size): lane i reads bytes [i * stride, i * stride + bytes_per_lane) and
-    touches the sectors those bytes fall in. The count per pattern must equal the sectors per
-    request the emulator measured (column emulator_sectors_per_request), else the script stops."""
-    from matplotlib.patches import Rectangle
-
-    fig, axes = plt.subplots(len(rows), 1, figsize=(8, 1.9 * len(rows)))
-    if len(rows) == 1:
-        axes = [axes]
-    for ax, r in zip(axes, rows):
-        lanes = int(r["lanes"])
-        size = int(r["bytes_per_lane"])
-        stride = int(r["lane_stride_bytes"])
-        sector = int(r["sector_bytes"])
-        touched = {}  # sector number -> bytes of it the lanes use
-        lane_sector = []
-        for lane in range(lanes):
-            first, last = lane * stride // sector, (lane * stride + size - 1) // sector
-            lane_sector.append(first)
-            for s in range(first, last + 1):
-                lo, hi = max(lane * stride, s * sector), min(lane * stride + size, (s + 1) * sector)
-                touched[s] = touched.get(s, 0) + hi - lo
-        count = len(touched)
-        if count != int(r["emulator_sectors_per_request"]):
-            sys.exit(f"figures: {r['pattern']}: {count} sectors computed, the emulator measured "
-                     f"{r['emulator_sectors_per_request']}")
-        # Lanes on top, one box each; the touched sectors below, drawn side by side in address
-        # order (sectors far apart in memory are drawn with a gap and the distance written).
-        sectors = sorted(touched)
-        lane_w = 1.0
-        sec_w = lanes * lane_w / max(len(sectors), 4) * 0.9
-        gap = sec_w * 0.1 if len(sectors) > 4 else 0.0
-        sec_x = {s: i * (sec_w + gap) for i, s in enumerate(sectors)}
-        total_w = len(sectors) * (sec_w + gap) - gap
-        offset = (lanes * lane_w - total_w) / 2
-        for lane in range(lanes):
-            ax.add_patch(Rectangle((lane * lane_w, 2.0), lane_w * 0.9, 0.6, facecolor="#4c72b0",
-                                   edgecolor="none"))
-            if lane % 8 == 0 or lane == lanes - 1:
-                ax.text(lane * lane_w + 0.45, 2.7, str(lane), ha="center", va="bottom", fontsize=6)
-            s = lane_sector[lane]
-            used_x = offset + sec_x[s] + sec_w * ((lane * stride) % sector) / sector
-            ax.plot([lane * lane_w + 0.45, used_x + sec_w * size / sector / 2], [2.0, 0.8],
-                    color="#4c72b0", linewidth=0.4)
-        for s in sectors:
-            x = offset + sec_x[s]
-            used = touched[s]
-            start = min((lane * stride) % sector for lane in range(lanes) if lane_sector[lane] == s)
-            ax.add_patch(Rectangle((x + sec_w * start / sector, 0.2), sec_w * used / sector, 0.6,
-                                   facecolor="#dd8452", edgecolor="none"))
-            ax.add_patch(Rectangle((x, 0.2), sec_w, 0.6, facecolor="none", edgecolor="black",
-                                   linewidth=0.8))
-        if gap:
-            ax.text(lanes * lane_w / 2, 0.1, f"(in memory each sector lies {sector * (sectors[1] - sectors[0])}"
-                    " bytes after the previous one; drawn side by side)", ha="center", va="top",
-                    fontsize=6.5)
-        moved = count * sector
-        needed = lanes * size
-        apart = f"{stride} bytes apart" if stride != size else "neighbouring floats"
-        ax.text(-0.5, 1.4, "lanes", ha="right", va="center", fontsize=7)
-        ax.text(-0.5, 0.5, "sectors", ha="right", va="center", fontsize=7)
-        ax.set_title(f"{r['pattern']}: lanes read {apart} -> {count} sectors of {sector} B per request, "
-                     f"{needed} of {moved} bytes used ({100 * needed / moved:.1f}%)", fontsize=8,
-                     loc="left")
-        ax.set_xlim(-4.5, lanes * lane_w + 0.5)
-        ax.set_ylim(-0.3, 3.1)
-        ax.axis("off")
-    axes[-1].text(lanes * lane_w / 2, 0.05, "orange: the bytes of a sector that a lane asked for; "
-                  "white: bytes moved but not used", ha="center", va="top", fontsize=7)
-    fig.tight_layout()
-    return fig
-
-
 def _ladder_label(r):
     return r["step"] if r["step"] == "cuBLAS" else f"{r['step']} {r['kernel']}"
 
@@ -899,7 +823,6 @@ def lab06_tiles(_, plt):
 FIGURES = [
     # (table under docs/results, SVG under docs/figures, function)
     ("lab01-h200.tsv", "lab01-bandwidth.svg", lab01_bandwidth),
-    ("lab01-access-patterns.tsv", "lab01-sectors.svg", lab01_sectors),
     ("lab02-emu.tsv", "lab02-bytes-used.svg", lab02_bytes_used),
     ("lab05-emu.tsv", "lab05-density-reorder.svg", lab05_density_and_reorder),
     ("sgemm-h200-ladder.tsv", "lab06-ladder.svg", sgemm_ladder),
