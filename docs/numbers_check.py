@@ -4,6 +4,7 @@ against the results tables they come from.
 
     python3 docs/numbers_check.py                 every lesson (labs/*/README.md) and deeper page
     python3 docs/numbers_check.py PAGE...         those pages only
+    python3 docs/numbers_check.py --root DIR ...  tables named relative to DIR (a test's tree)
 
 A measured number carries its source as an HTML comment right after it (invisible on the page):
 
@@ -182,6 +183,11 @@ def default_pages():
 
 
 def main(argv):
+    global ROOT
+    if "--root" in argv:  # tables (and the default pages) under another tree, e.g. a test's
+        i = argv.index("--root")
+        ROOT = os.path.abspath(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
     pages = [os.path.abspath(p) for p in argv] or default_pages()
     problems = [p for page in pages for p in check_page(page)]
     for p in problems:

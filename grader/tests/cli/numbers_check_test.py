@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs/numbers_check.py on pages written for the test: a quoted number that matches its table
-passes; one that does not, one without a source, and a source naming a missing row each fail with
-file:line and what the table says."""
+passes; one that does not, one without a source, a source naming a missing row, and a page whose
+table changed after it was written each fail with file:line and what the table says."""
 import os
 import subprocess
 import sys
@@ -38,6 +38,20 @@ for text, expect in [
     rc, out = run(text)
     if rc != 1 or expect not in out:
         failures.append("expected exit 1 and %r, got exit %d:\n%s" % (expect, rc, out))
+# The same page against a table that changed after the page quoted it: the check fails, and says
+# what the table says now.
+with tempfile.TemporaryDirectory() as tree:
+    os.makedirs(os.path.join(tree, "docs", "results"))
+    table = os.path.join(tree, "docs", "results", "run.tsv")
+    page = os.path.join(tree, "page.md")
+    with open(page, "w") as f:
+        f.write("The reference reaches 0.96<!-- from: docs/results/run.tsv row=solution col=ratio --> of cuBLAS.\n")
+    for value, expect_rc in [("0.963666", 0), ("0.9712", 1)]:
+        with open(table, "w") as f:
+            f.write("# a results table\nhand_in\tratio\nstub\t0.01\nsolution\t%s\n" % value)
+        p = subprocess.run([sys.executable, check, "--root", tree, page], capture_output=True, text=True)
+        if p.returncode != expect_rc or (expect_rc and "the page says 0.96, docs/results/run.tsv says 0.9712" not in p.stdout):
+            failures.append("table value %s: expected exit %d, got %d:\n%s" % (value, expect_rc, p.returncode, p.stdout))
 for f in failures:
     print(f)
 sys.exit(1 if failures else 0)
