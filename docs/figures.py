@@ -332,6 +332,138 @@ def _arrow(ax, start, end, color="black", lw=0.6, style="-|>", mutation=5, **kw)
                                                           mutation_scale=mutation, **kw))
 
 
+def lab00_grid_stride(_, plt):
+    """Which thread takes which element, from the launch's numbers (lab 00's lesson, sections 1
+    and 5). (a) A grid sized to the array: ceil(n / blockDim.x) blocks, thread i = blockIdx.x *
+    blockDim.x + threadIdx.x takes element i, threads with i >= n do nothing. (b) A grid-stride
+    loop on a fixed grid: thread t takes t, t + stride, t + 2 stride, ... while < n, with stride =
+    blockDim.x * gridDim.x; each trip drawn over the stretch of elements it covers."""
+    from matplotlib.patches import Patch
+    from matplotlib.lines import Line2D
+
+    threads_a, n_a = 4, 10                       # (a): blockDim.x, n; the grid is sized to n
+    blocks_a = (n_a + threads_a - 1) // threads_a
+    threads_b, blocks_b, n_b = 4, 2, 19          # (b): the caller's grid, and a larger n
+    stride = threads_b * blocks_b
+    trips = (n_b + stride - 1) // stride
+
+    live, idle, idle_edge = "#8fb8de", "#eeeeee", "#bbbbbb"
+    palette = [plt.get_cmap("tab10")(c) for c in (0, 1, 2, 3, 4, 5, 6, 8, 9)]  # no grey
+    if stride > len(palette):
+        sys.exit(f"figures: lab00_grid_stride: {stride} threads, {len(palette)} colours")
+    light = [tuple(0.5 + 0.5 * v for v in palette[t][:3]) for t in range(stride)]
+
+    w, h = 0.9, 0.55                              # a box; columns are 1 apart
+    y_trip, y_block, y_thread, y_i, y_elem = 3.95, 3.55, 2.75, 2.5, 0.55
+    margin = 3.2                                  # room for the row labels, left of column 0
+    span_a, span_b = blocks_a * threads_a + 1.6, trips * stride + 0.3
+    fig, (ax_a, ax_b) = plt.subplots(1, 2, figsize=(8, 3.5),
+                                     gridspec_kw={"width_ratios": [span_a + margin, span_b + margin]})
+
+    def thread_box(ax, x, idx, face, edge, color="black"):
+        _box(ax, x + (1 - w) / 2, y_thread, w, h, face, edge=edge)
+        ax.text(x + 0.5, y_thread + h / 2, str(idx), ha="center", va="center", fontsize=6, color=color)
+
+    def element_box(ax, x, i, face, edge="black", color="black", **kw):
+        _box(ax, x + (1 - w) / 2, y_elem, w, h, face, edge=edge, **kw)
+        if i is not None:
+            ax.text(x + 0.5, y_elem + h / 2, str(i), ha="center", va="center", fontsize=6, color=color)
+
+    def block_bracket(ax, x0, count, label):
+        y = y_block - 0.1
+        ax.plot([x0 + 0.1, x0 + 0.1, x0 + count - 0.1, x0 + count - 0.1], [y - 0.12, y, y, y - 0.12],
+                color="grey", linewidth=0.5)
+        ax.text(x0 + count / 2, y + 0.05, label, ha="center", va="bottom", fontsize=5.5, color="grey")
+
+    def row_labels(ax, labels):
+        for y, label in labels:
+            ax.text(-0.3, y, label, ha="right", va="center", fontsize=6.5)
+
+    # (a) one thread per element; the last block runs past n.
+    for b in range(blocks_a):
+        block_bracket(ax_a, b * threads_a, threads_a, f"block {b}")
+        for t in range(threads_a):
+            i = b * threads_a + t
+            inside = i < n_a
+            thread_box(ax_a, i, t, live if inside else idle, "black" if inside else idle_edge,
+                       "black" if inside else "grey")
+            ax_a.text(i + 0.5, y_i, str(i), ha="center", va="top", fontsize=6, color="black" if inside else "grey")
+            if inside:
+                _arrow(ax_a, (i + 0.5, y_i - 0.3), (i + 0.5, y_elem + h + 0.03), color="#4c72b0", lw=0.6)
+                element_box(ax_a, i, i, live)
+    idle_a = list(range(n_a, blocks_a * threads_a))
+    if idle_a:
+        x = (idle_a[0] + idle_a[-1] + 1) / 2
+        ax_a.text(x, (y_i + y_elem + h) / 2 - 0.15, "i >= n:\nnothing\nto do", ha="center", va="center",
+                  fontsize=5.5, color="grey")
+    row_labels(ax_a, [(y_thread + h / 2, "threadIdx.x"), (y_i - 0.12, "i"), (y_elem + h / 2, "element i")])
+    ax_a.text(n_a / 2, y_elem - 0.15, f"n = {n_a} elements", ha="center", va="top", fontsize=6)
+    ax_a.set_title(f"(a) a grid sized to the array: ceil({n_a} / {threads_a}) =\n{blocks_a} blocks of {threads_a}"
+                   f" threads for n = {n_a}; thread i =\nblockIdx.x * blockDim.x + threadIdx.x takes element i",
+                   fontsize=7, loc="left")
+
+    # (b) the grid-stride loop: trip k puts the grid over elements k * stride .. k * stride + stride - 1.
+    stopped = []
+    for k in range(trips):
+        x0 = k * stride
+        ax_b.text(x0 + stride / 2, y_trip, f"trip {k + 1}: i = t" + (f" + {x0}" if x0 else ""),
+                  ha="center", va="bottom", fontsize=6.5)
+        if k:
+            ax_b.plot([x0, x0], [y_elem - 0.1, y_trip + 0.3], color="#999999", linewidth=0.5, linestyle=":")
+        for b in range(blocks_b):
+            block_bracket(ax_b, x0 + b * threads_b, threads_b, f"block {b}")
+        for t in range(stride):
+            i = x0 + t
+            inside = i < n_b
+            if not inside:
+                stopped.append(t)
+            thread_box(ax_b, i, t % threads_b, light[t] if inside else idle, "black" if inside else idle_edge,
+                       "black" if inside else "grey")
+            ax_b.text(i + 0.5, y_i, str(i), ha="center", va="top", fontsize=6, color="black" if inside else "grey")
+            if inside:
+                _arrow(ax_b, (i + 0.5, y_i - 0.3), (i + 0.5, y_elem + h + 0.03), color=palette[t], lw=0.8)
+                element_box(ax_b, i, i, light[t])
+    covered = sorted(k * stride + t for k in range(trips) for t in range(stride) if k * stride + t < n_b)
+    assert covered == list(range(n_b)), "every element exactly once"
+    if stopped:
+        first, last = n_b, trips * stride
+        ax_b.text((first + last) / 2, (y_i + y_elem + h) / 2 - 0.15,
+                  f"i >= n:\nthreads\n{stopped[0]}..{stopped[-1]}\nstop", ha="center", va="center",
+                  fontsize=5.5, color="grey")
+    # The stride: from an element to the one the same thread takes next.
+    y_dim = y_elem - 0.3
+    for k in range(trips - 1):
+        _arrow(ax_b, (k * stride + 0.5, y_dim), ((k + 1) * stride + 0.5, y_dim), color=palette[0], lw=0.6,
+               style="-|>", mutation=5)
+        label = f"+ blockDim.x * gridDim.x = {stride}" if k == 0 else f"+ {stride}"
+        ax_b.text(k * stride + 0.5 + stride / 2, y_dim - 0.1, label, ha="center", va="top", fontsize=6,
+                  color=palette[0])
+    last = (trips - 1) * stride
+    ax_b.text(last + (n_b - last) / 2, y_dim - 0.1, f"last trip: {last}..{n_b - 1}", ha="center", va="top", fontsize=6)
+    row_labels(ax_b, [(y_block, "blockIdx.x"), (y_thread + h / 2, "threadIdx.x"), (y_i - 0.12, "i"),
+                      (y_elem + h / 2, "element i")])
+    ax_b.set_title(f"(b) a grid-stride loop: the caller's grid, {blocks_b} blocks of {threads_b} threads ({stride}"
+                   f" threads), for n = {n_b};\nthread t takes t, then i += blockDim.x * gridDim.x = {stride} while"
+                   f" i < n: {trips} trips;\nthe last trip covers only {last}..{n_b - 1}, and threads "
+                   f"{stopped[0]}..{stopped[-1]} stop", fontsize=7, loc="left")
+    row_labels(ax_a, [(y_block, "blockIdx.x")])
+
+    for ax, span in ((ax_a, span_a), (ax_b, span_b)):
+        ax.set_xlim(-margin, span)
+        ax.set_ylim(-0.25, 4.35)
+        ax.axis("off")
+    handles = [Patch(facecolor=live, edgecolor="black", linewidth=0.5, label="(a) a thread and its element"),
+               Patch(facecolor=light[1], edgecolor="black", linewidth=0.5,
+                     label="(b) one colour per thread t = blockIdx.x * blockDim.x + threadIdx.x, and its elements"),
+               Patch(facecolor=idle, edgecolor=idle_edge, linewidth=0.5, label="i >= n: no element"),
+               Line2D([], [], color="#4c72b0", linewidth=0.8, label="thread -> element i")]
+    fig.legend(handles=handles, loc="lower center", ncol=4, fontsize=6, frameon=False)
+    fig.suptitle("Lab 00: which thread takes which element — one thread per element, or a grid-stride loop",
+                 fontsize=9)
+    fig.subplots_adjust(left=0.01, right=0.99, top=0.78, bottom=0.07, wspace=0.04)
+    return fig
+
+
 def lab01_warp_sectors(rows, plt):
     """One warp-wide load of floats: each lane's byte offset, and the 32-byte sectors the load moves.
 
@@ -833,6 +965,7 @@ FIGURES = [
     ("lab03-h200.tsv", "lab03-h200.svg", lab03_h200),
     # Algorithm diagrams: the geometry computed from the parameters (None: no table; the function
     # says where its parameters come from).
+    (None, "lab00-grid-stride.svg", lab00_grid_stride),
     ("lab01-access-patterns.tsv", "lab01-warp-sectors.svg", lab01_warp_sectors),
     (None, "lab03-banks-padding.svg", lab03_banks_padding),
     (None, "lab04-reduction-tree.svg", lab04_reduction_tree),
