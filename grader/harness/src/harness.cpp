@@ -191,10 +191,15 @@ Measured& Measured::at_most() {
   return *this;
 }
 
+Measured& Measured::fails_if(bool failed) {
+  failed_ = failed_ || failed;
+  return *this;
+}
+
 bool Measured::judge(const std::string& text, const std::string& failure) const {
   record(value_, threshold_, unit_);
   if (!suggest_key_.empty()) suggest_threshold(suggest_key_, value_, factor_);
-  const bool passed = at_most_ ? !(value_ > threshold_) : !(value_ < threshold_);
+  const bool passed = !failed_ && (at_most_ ? !(value_ > threshold_) : !(value_ < threshold_));
   if (passed) note(text);
   else ADD_FAILURE() << text << failure;
   return passed;

@@ -474,76 +474,79 @@ void read_traced_evidence(const json& ev, Evidence& E) {
   E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
 }
 
-}  // namespace
-
-bool Call::run(const std::function<void()>& code_under_test) {
+/// The call's record: the runner's, made here and sent (the code under test run, or why it was
+/// not), or the judge's replay of it (null when the record lacks it: reported).
+const json* call_record(Call::State& s, const std::function<void()>& code_under_test, json& e) {
   const int seq = record::next_seq();
-  json e;
-  const json* got = nullptr;
-  if (judging()) {
-    got = record::replay("call", s_->what);
-    if (!got) return false;
-  } else if (!context_lost().empty()) {
-    e = {{"type", "call"}, {"what", s_->what}, {"error", "not run: the GPU context was lost in " + context_lost()}};
-    e["seq"] = seq;
-    record::send(e);
-    got = &e;
-  } else if (!s_->setup_error.empty()) {
-    e = {{"type", "call"}, {"what", s_->what},
+  if (judging()) return record::replay("call", s.what);
+  if (!context_lost().empty()) {
+    e = {{"type", "call"}, {"what", s.what}, {"error", "not run: the GPU context was lost in " + context_lost()}};
+  } else if (!s.setup_error.empty()) {
+    e = {{"type", "call"}, {"what", s.what},
          {"error", "the grader could not prepare this call (the code under test was not called): " +
-                       s_->setup_error}};
-    e["seq"] = seq;
-    record::send(e);
-    got = &e;
+                       s.setup_error}};
   } else {
-    e = execute(s_->what, code_under_test, s_->inputs, s_->outputs, s_->guard);
+    e = execute(s.what, code_under_test, s.inputs, s.outputs, s.guard);
     if (!e["error"].is_null()) note_if_context_lost(e["error"].get<std::string>());
-    e["seq"] = seq;
-    record::send(e);
-    got = &e;
   }
-  const json& r = *got;
-  s_->ran = true;
+  e["seq"] = seq;
+  record::send(e);
+  return &e;
+}
+
+/// The call's findings and its error, if it raised one (reported): false when it did.
+bool take_findings_and_error(Call::State& s, const json& r) {
   // The findings first: a call stopped by a fault (an access outside its memory) still has them.
   for (const auto& f : r.value("findings", json::array()))
-    s_->findings.push_back({f.value("kind", ""), f.value("message", ""), f.value("count", 0LL)});
+    s.findings.push_back({f.value("kind", ""), f.value("message", ""), f.value("count", 0LL)});
   if (!r["error"].is_null()) {
     // The same fault at the same place (an emulator fault names its file:line first) is said once
     // per check, however many calls meet it.
     const std::string error = r["error"].get<std::string>();
     const auto at = error.find("):\n  ");
     const std::string place = at == std::string::npos ? error : error.substr(0, error.find(": ", at + 4));
-    if (record::first_time("error " + place)) ADD_FAILURE() << s_->what << " failed: " << error;
-    else ADD_FAILURE() << s_->what << " failed the same way";
+    if (record::first_time("error " + place)) ADD_FAILURE() << s.what << " failed: " << error;
+    else ADD_FAILURE() << s.what << " failed the same way";
     return false;
   }
+  return true;
+}
+
+/// The outputs' bytes after the call, with the rules on their guard zones and on the inputs
+/// (unchanged): false when the record is incomplete (reported).
+bool take_outputs(Call::State& s, const json& r) {
   const auto& outs = r.value("outputs", json::array());
   const auto& hashes = r.value("inputs_hash", json::array());
-  if (outs.size() != s_->outputs.size() || hashes.size() != s_->inputs.size()) {
-    ADD_FAILURE() << "the record of " << s_->what << " is incomplete";
+  if (outs.size() != s.outputs.size() || hashes.size() != s.inputs.size()) {
+    ADD_FAILURE() << "the record of " << s.what << " is incomplete";
     return false;
   }
-  for (std::size_t k = 0; k < s_->outputs.size(); ++k) {
-    auto& o = s_->outputs[k];
+  for (std::size_t k = 0; k < s.outputs.size(); ++k) {
+    auto& o = s.outputs[k];
     const auto& b = outs[k].get_binary();
-    if (b.size() != o.bytes + s_->guard * o.elem) {
-      ADD_FAILURE() << "the record of " << s_->what << " has a wrong size for " << o.name;
+    if (b.size() != o.bytes + s.guard * o.elem) {
+      ADD_FAILURE() << "the record of " << s.what << " has a wrong size for " << o.name;
       return false;
     }
     o.result.assign(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(o.bytes));
     for (std::size_t i = o.bytes; i < b.size(); ++i)
       if (b[i] != kGuardByte && record::first_time("guard " + o.name)) {
         const std::size_t elem = i / o.elem;
-        KIT_RULE_FAILURE() << s_->what << " wrote " << o.name << "[" << elem << "], past its last element ("
+        KIT_RULE_FAILURE() << s.what << " wrote " << o.name << "[" << elem << "], past its last element ("
                       << o.bytes / o.elem - 1 << ")\n  hint: threads (or blocks) beyond the end must not store;"
                       << " guard the store with the size";
         break;
       }
   }
-  for (std::size_t k = 0; k < s_->inputs.size(); ++k)
-    if (hashes[k].get<std::uint64_t>() != s_->inputs[k].hash && record::first_time("input " + s_->inputs[k].name)) {
-      KIT_RULE_FAILURE() << s_->what << " modified the input " << s_->inputs[k].name << "; it must only read it";
+  for (std::size_t k = 0; k < s.inputs.size(); ++k)
+    if (hashes[k].get<std::uint64_t>() != s.inputs[k].hash && record::first_time("input " + s.inputs[k].name)) {
+      KIT_RULE_FAILURE() << s.what << " modified the input " << s.inputs[k].name << "; it must only read it";
     }
+  return true;
+}
+
+/// The emulator's per-line metrics of the call.
+void take_metrics(Call::State& s, const json& r) {
   for (const auto& m : r.value("metrics", json::array())) {
     MetricRow row;
     row.launch = m.value("launch", "");
@@ -556,39 +559,68 @@ bool Call::run(const std::function<void()>& code_under_test) {
     row.units = m.value("units", 0LL);
     row.ideal_units = m.value("ideal_units", 0LL);
     row.lane_stride = m.value("lane_stride", 0LL);
-    s_->metrics.push_back(row);
+    s.metrics.push_back(row);
   }
-  const json ev = r.value("evidence", json::object());
-  Evidence& E = s_->evidence;
-  std::size_t output_bytes = 0;
-  for (const auto& o : s_->outputs) output_bytes += o.bytes;
-  if (ev.contains("host_work")) judge_host_work(s_->what, ev["host_work"], output_bytes, E);
-  E.available = ev.value("available", false);
-  if (!E.available) return true;
-  read_traced_evidence(ev, E);
+}
+
+/// The rule that kernels wrote the outputs: bytes changed during the call that no kernel wrote.
+void judge_unseen_writes(const Call::State& s, const json& ev) {
+  const Evidence& E = s.evidence;
   const auto changed = ev.value("output_bytes_changed", std::vector<std::uint64_t>{});
-  if (defence_enabled("kernel-outputs") && changed.size() == s_->outputs.size() &&
-      E.output_bytes_written.size() == s_->outputs.size())
-    for (std::size_t k = 0; k < s_->outputs.size(); ++k)
-      if (changed[k] > E.output_bytes_written[k] && record::first_time("unseen write " + s_->outputs[k].name)) {
-        KIT_RULE_FAILURE() << s_->what << ": " << changed[k] << " bytes of " << s_->outputs[k].name
+  if (defence_enabled("kernel-outputs") && changed.size() == s.outputs.size() &&
+      E.output_bytes_written.size() == s.outputs.size())
+    for (std::size_t k = 0; k < s.outputs.size(); ++k)
+      if (changed[k] > E.output_bytes_written[k] && record::first_time("unseen write " + s.outputs[k].name)) {
+        KIT_RULE_FAILURE() << s.what << ": " << changed[k] << " bytes of " << s.outputs[k].name
                       << " changed during the call, but kernels wrote only " << E.output_bytes_written[k]
                       << ": host code wrote the output (e.g. memcpy into a device pointer)"
                       << "\n  hint: on a GPU the host cannot write a device pointer; the outputs must be computed by kernels";
       }
-  if (defence_enabled("input-coverage") && E.input_bytes_read.size() == s_->inputs.size())
-    for (std::size_t k = 0; k < s_->inputs.size(); ++k) {
-      const auto& in = s_->inputs[k];
+}
+
+/// The rule that kernels read every byte of each input that must be read.
+void judge_input_coverage(const Call::State& s) {
+  const Evidence& E = s.evidence;
+  if (defence_enabled("input-coverage") && E.input_bytes_read.size() == s.inputs.size())
+    for (std::size_t k = 0; k < s.inputs.size(); ++k) {
+      const auto& in = s.inputs[k];
       if (!in.must_read || E.input_bytes_read[k] >= in.bytes || !record::first_time("coverage " + in.name)) continue;
       std::ostringstream os;
       os.precision(3);
-      os << s_->what << ": kernels read " << 100.0 * E.input_bytes_read[k] / std::max<std::size_t>(in.bytes, 1)
+      os << s.what << ": kernels read " << 100.0 * E.input_bytes_read[k] / std::max<std::size_t>(in.bytes, 1)
          << "% of the input " << in.name << " (" << E.input_bytes_read[k] << " of " << in.bytes
          << " bytes), but every element of it matters to the result"
          << "\n  hint: the result must be computed by kernels from the inputs on the device (work done on the host,"
             " or a kernel that skips part of the input, is not the lab)";
       KIT_RULE_FAILURE() << os.str();
     }
+}
+
+/// The call's evidence, with the rules every lab shares on where its work happened.
+void judge_evidence(Call::State& s, const json& r) {
+  const json ev = r.value("evidence", json::object());
+  Evidence& E = s.evidence;
+  std::size_t output_bytes = 0;
+  for (const auto& o : s.outputs) output_bytes += o.bytes;
+  if (ev.contains("host_work")) judge_host_work(s.what, ev["host_work"], output_bytes, E);
+  E.available = ev.value("available", false);
+  if (!E.available) return;
+  read_traced_evidence(ev, E);
+  judge_unseen_writes(s, ev);
+  judge_input_coverage(s);
+}
+
+}  // namespace
+
+bool Call::run(const std::function<void()>& code_under_test) {
+  json e;
+  const json* got = call_record(*s_, code_under_test, e);
+  if (!got) return false;
+  const json& r = *got;
+  s_->ran = true;
+  if (!take_findings_and_error(*s_, r) || !take_outputs(*s_, r)) return false;
+  take_metrics(*s_, r);
+  judge_evidence(*s_, r);
   // The results are still returned: the caller's comparison adds what is wrong with them.
   return true;
 }
@@ -669,8 +701,36 @@ void* DeviceData::scratch_bytes(std::size_t bytes) {
   return p;
 }
 
-void judge_findings(const std::vector<const Call*>& calls) {
+namespace {
+
 #if defined(GPULAB_BUILD_BACKEND_EMU)
+// One line per (kind, file:line), however many calls, blocks and threads met it: the message of
+// its first occurrence, with the total count.
+struct Seen {
+  Finding first;
+  long long count = 0;
+};
+
+/// The findings of `calls` merged by kind and place, and `total`, how many there were.
+std::vector<Seen> merged_findings(const std::vector<const Call*>& calls, long long& total) {
+  std::vector<Seen> all;
+  total = 0;
+  for (const Call* c : calls)
+    for (const auto& f : c->findings()) {
+      const long long n = std::max(1LL, f.count);
+      total += n;
+      const std::string at = f.message.substr(0, f.message.find(": "));
+      auto it = std::find_if(all.begin(), all.end(), [&](const Seen& s) {
+        return s.first.kind == f.kind && s.first.message.substr(0, s.first.message.find(": ")) == at;
+      });
+      if (it == all.end()) all.push_back({f, n});
+      else it->count += n;
+    }
+  return all;
+}
+
+/// Judge: the findings of the emulator's sanitizer in `calls`.
+void judge_emulator_findings(const std::vector<const Call*>& calls) {
   // Without load/store tracing (an emulator built by another compiler than clang) no race or
   // stray access is seen: that is "not measured", never "no findings". The judge is built with the
   // runner's emulator, so it knows; the calls' evidence cannot tell (a call that faulted or timed
@@ -685,25 +745,8 @@ void judge_findings(const std::vector<const Call*>& calls) {
                  "out-of-bounds accesses cannot be seen");
     return;
   }
-  // One line per (kind, file:line), however many calls, blocks and threads met it: the message of
-  // its first occurrence, with the total count.
-  struct Seen {
-    Finding first;
-    long long count = 0;
-  };
-  std::vector<Seen> all;
   long long total = 0;
-  for (const Call* c : calls)
-    for (const auto& f : c->findings()) {
-      const long long n = std::max(1LL, f.count);
-      total += n;
-      const std::string at = f.message.substr(0, f.message.find(": "));
-      auto it = std::find_if(all.begin(), all.end(), [&](const Seen& s) {
-        return s.first.kind == f.kind && s.first.message.substr(0, s.first.message.find(": ")) == at;
-      });
-      if (it == all.end()) all.push_back({f, n});
-      else it->count += n;
-    }
+  const std::vector<Seen> all = merged_findings(calls, total);
   if (total == 0 && ::testing::Test::HasFailure()) return;  // a call failed: that is the verdict's reason
   grade::record(static_cast<double>(total), 0, "findings");
   for (std::size_t i = 0; i < all.size() && i < 5; ++i) {
@@ -715,10 +758,10 @@ void judge_findings(const std::vector<const Call*>& calls) {
     ADD_FAILURE() << all[i].first.kind << ": " << m;
   }
   if (all.size() > 5) ADD_FAILURE() << "... and " << all.size() - 5 << " more kinds of finding";
+}
 #else
-  // A GPU's sanitizer watches the whole lab process, so the grader runs it (compute-sanitizer on
-  // the sanitizer checks, grader/src/gpu_sanitizer.cpp) and hands its findings to the judge.
-  (void)calls;
+/// Judge: the findings of the GPU sanitizer the grader ran, from the file it hands to the judge.
+void judge_sanitizer_findings() {
   const std::string& path = options().gpu_findings_path;
   if (path.empty()) {
     not_measured("the grader ran no GPU sanitizer for this check");
@@ -745,6 +788,19 @@ void judge_findings(const std::vector<const Call*>& calls) {
                   << (n > 1 ? " (" + std::to_string(n) + " times)" : "");
   }
   if (findings.size() > 5) ADD_FAILURE() << "... and " << findings.size() - 5 << " more kinds of finding";
+}
+#endif
+
+}  // namespace
+
+void judge_findings(const std::vector<const Call*>& calls) {
+#if defined(GPULAB_BUILD_BACKEND_EMU)
+  judge_emulator_findings(calls);
+#else
+  // A GPU's sanitizer watches the whole lab process, so the grader runs it (compute-sanitizer on
+  // the sanitizer checks, grader/src/gpu_sanitizer.cpp) and hands its findings to the judge.
+  (void)calls;
+  judge_sanitizer_findings();
 #endif
 }
 
@@ -782,6 +838,88 @@ const Evidence::Launch* busiest_launch(const Call& call, long long& total_sector
   return busiest;
 }
 
+namespace {
+
+/// The call's global load requests by source line, "file:line" with the base name as nvcc's copy
+/// of the file spells it.
+std::map<std::string, long long> load_requests_by_line(const Call& call) {
+  std::map<std::string, long long> requests_at;  // "file:line" -> global load requests
+  for (const MetricRow& row : call.metrics())
+    if (!row.shared && !row.store) {
+      // The base name as nvcc's copy of the file spells it (grader/src/handin.cpp, nvcc_input).
+      std::string line = row.where.substr(row.where.find_last_of('/') + 1);
+      std::replace_if(line.begin(), line.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
+      requests_at[line] += row.requests;
+    }
+  return requests_at;
+}
+
+/// Why no read bandwidth is predicted (no such GPU or no measurements of it, no launch, no load
+/// group: `why`), and whether the code under test is the reason (ReadPrediction::refused).
+void no_read_prediction(ReadPrediction& out, const perfmodel::Gpu* gpu, const std::string& gpu_name,
+                        const Evidence::Launch* busiest, std::string why) {
+  if (!gpu) out.why = "the model has no GPU named '" + gpu_name + "'";
+  else if (!gpu->measured)
+    out.why = "the read bandwidth by bytes in flight was measured on an H200 only; the model's " + gpu_name +
+              " is public specifications";
+  else if (!busiest) out.why = "the emulator recorded no launch shapes for the call";
+  else out.why = why.empty() ? "no load in nvcc's PTX is on a line whose loads the emulator counted" : why;
+  // The machine's or the model's lack is no fault of the code under test; the rest is.
+  out.refused = gpu && gpu->measured && nvcc_view(why) != NvccView::not_on_this_machine;
+}
+
+/// The busiest launch's occupancy at the GPU's size and the read bandwidth its bytes in flight
+/// reach (ReadPrediction's threads and bytes_per_s); returns the busiest block's bound (0: none).
+double predict_in_flight(ReadPrediction& out, const perfmodel::Gpu& gpu, const Evidence::Launch& busiest,
+                         const GpuScale* scale, long long static_shared) {
+  std::string limit;
+  out.threads_per_block = busiest.threads_per_block;
+  out.blocks = scale && scale->blocks > 0 ? scale->blocks : static_cast<double>(busiest.blocks);
+  const long long tpb = out.threads_per_block;
+  const int per_sm = perfmodel::occupancy(gpu, tpb, out.registers, static_shared + busiest.dynamic_shared_bytes, limit);
+  out.threads_per_sm = std::min(static_cast<double>(per_sm) * tpb, out.blocks * tpb / gpu.sms);
+  const double per_thread = static_cast<double>(out.bytes_per_thread);
+  out.bytes_per_s = perfmodel::read_bytes_per_s(gpu, per_thread, out.threads_per_sm);
+  // The busiest block alone: its bytes at what one block's loads in flight fetch (Little's law on
+  // tpb threads' bytes, as tpb / sms threads on every SM would) bound the launch's time; as a
+  // bandwidth, the launch's bytes over that time.
+  double block_bound = 0;
+  if (scale && scale->busiest_block_sectors > 0 && busiest.sectors > 0) {
+    const double alone = perfmodel::read_bytes_per_s(gpu, per_thread, static_cast<double>(tpb) / gpu.sms);
+    block_bound = static_cast<double>(busiest.sectors) * scale->work * alone / scale->busiest_block_sectors;
+    if (block_bound < out.bytes_per_s) out.bytes_per_s = block_bound, out.busiest_block_bound = true;
+  }
+  return block_bound;
+}
+
+/// ReadPrediction::text: the busiest loads, the busiest launch and what Little's law gives.
+std::string read_prediction_text(const ReadPrediction& out, const perfmodel::Gpu& gpu, const Evidence::Launch& busiest,
+                                 const GpuScale* scale, double block_bound) {
+  const long long tpb = out.threads_per_block;
+  const double per_thread = static_cast<double>(out.bytes_per_thread);
+  std::ostringstream os;
+  os.precision(3);
+  os << "the busiest loads (" << out.lines << ", " << out.weight << " warp requests here): each thread loads "
+     << out.bytes_per_thread << (out.in_loop ? " bytes per loop trip (" : " bytes (") << out.loads
+     << (out.in_loop ? " load(s) in nvcc's PTX" : " load(s) in nvcc's PTX, in no loop") << "); the busiest launch, ";
+  if (scale && scale->blocks > 0)
+    os << busiest.blocks << " block(s) here and " << out.blocks << " at the GPU's size";
+  else
+    os << busiest.blocks << " block(s)";
+  os << " of " << tpb << " threads, keeps " << out.threads_per_sm << " threads per SM of an " << gpu.name << " busy ("
+     << out.registers << " registers each): Little's law gives "
+     << perfmodel::read_bytes_per_s(gpu, per_thread, out.threads_per_sm) / 1e9 << " GB/s";
+  if (block_bound > 0) {
+    os << "; its busiest block moves " << busiest.max_block_sectors << " of its " << busiest.sectors
+       << " sectors here (" << scale->busiest_block_sectors << " at the GPU's size), and one block's loads in flight"
+       << " fetch them at a pace of " << block_bound / 1e9 << " GB/s of the launch's bytes";
+    if (out.busiest_block_bound) os << ": the busiest block sets the time (the other blocks wait on it, or do little)";
+  }
+  return os.str();
+}
+
+}  // namespace
+
 ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_name, const GpuScale* scale) {
   ReadPrediction out;
   long long total = 0;
@@ -791,14 +929,7 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
   const perfmodel::Gpu* gpu = perfmodel::gpu(gpu_name);
   // The loads that matter: the group (a loop's loads per trip, or the loads in no loop) whose
   // source lines the call's global load requests hit most (perfmodel::busiest_load_group).
-  std::map<std::string, long long> requests_at;  // "file:line" -> global load requests
-  for (const MetricRow& row : call.metrics())
-    if (!row.shared && !row.store) {
-      // The base name as nvcc's copy of the file spells it (grader/src/handin.cpp, nvcc_input).
-      std::string line = row.where.substr(row.where.find_last_of('/') + 1);
-      std::replace_if(line.begin(), line.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
-      requests_at[line] += row.requests;
-    }
+  const std::map<std::string, long long> requests_at = load_requests_by_line(call);
   long long static_shared = 0;
   std::vector<const KernelResources::LoadGroup*> groups;
   for (const auto& k : kernels) {
@@ -809,14 +940,7 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
   }
   const KernelResources::LoadGroup* group = perfmodel::busiest_load_group(groups, requests_at, out.weight);
   if (!gpu || !gpu->measured || !busiest || !group) {
-    if (!gpu) out.why = "the model has no GPU named '" + gpu_name + "'";
-    else if (!gpu->measured)
-      out.why = "the read bandwidth by bytes in flight was measured on an H200 only; the model's " + gpu_name +
-                " is public specifications";
-    else if (!busiest) out.why = "the emulator recorded no launch shapes for the call";
-    else out.why = why.empty() ? "no load in nvcc's PTX is on a line whose loads the emulator counted" : why;
-    // The machine's or the model's lack is no fault of the code under test; the rest is.
-    out.refused = gpu && gpu->measured && nvcc_view(why) != NvccView::not_on_this_machine;
+    no_read_prediction(out, gpu, gpu_name, busiest, why);
     return out;
   }
   out.available = true;
@@ -824,42 +948,8 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
   out.loads = group->loads;
   out.in_loop = group->in_loop;
   for (const std::string& line : group->lines) out.lines += (out.lines.empty() ? "" : ", ") + line;
-  std::string limit;
-  out.threads_per_block = busiest->threads_per_block;
-  out.blocks = scale && scale->blocks > 0 ? scale->blocks : static_cast<double>(busiest->blocks);
-  const long long tpb = out.threads_per_block;
-  const int per_sm = perfmodel::occupancy(*gpu, tpb, out.registers, static_shared + busiest->dynamic_shared_bytes, limit);
-  out.threads_per_sm = std::min(static_cast<double>(per_sm) * tpb, out.blocks * tpb / gpu->sms);
-  const double per_thread = static_cast<double>(out.bytes_per_thread);
-  out.bytes_per_s = perfmodel::read_bytes_per_s(*gpu, per_thread, out.threads_per_sm);
-  // The busiest block alone: its bytes at what one block's loads in flight fetch (Little's law on
-  // tpb threads' bytes, as tpb / sms threads on every SM would) bound the launch's time; as a
-  // bandwidth, the launch's bytes over that time.
-  double block_bound = 0;
-  if (scale && scale->busiest_block_sectors > 0 && busiest->sectors > 0) {
-    const double alone = perfmodel::read_bytes_per_s(*gpu, per_thread, static_cast<double>(tpb) / gpu->sms);
-    block_bound = static_cast<double>(busiest->sectors) * scale->work * alone / scale->busiest_block_sectors;
-    if (block_bound < out.bytes_per_s) out.bytes_per_s = block_bound, out.busiest_block_bound = true;
-  }
-  std::ostringstream os;
-  os.precision(3);
-  os << "the busiest loads (" << out.lines << ", " << out.weight << " warp requests here): each thread loads "
-     << out.bytes_per_thread << (out.in_loop ? " bytes per loop trip (" : " bytes (") << out.loads
-     << (out.in_loop ? " load(s) in nvcc's PTX" : " load(s) in nvcc's PTX, in no loop") << "); the busiest launch, ";
-  if (scale && scale->blocks > 0)
-    os << busiest->blocks << " block(s) here and " << out.blocks << " at the GPU's size";
-  else
-    os << busiest->blocks << " block(s)";
-  os << " of " << tpb << " threads, keeps " << out.threads_per_sm << " threads per SM of an " << gpu->name << " busy ("
-     << out.registers << " registers each): Little's law gives "
-     << perfmodel::read_bytes_per_s(*gpu, per_thread, out.threads_per_sm) / 1e9 << " GB/s";
-  if (block_bound > 0) {
-    os << "; its busiest block moves " << busiest->max_block_sectors << " of its " << busiest->sectors
-       << " sectors here (" << scale->busiest_block_sectors << " at the GPU's size), and one block's loads in flight"
-       << " fetch them at a pace of " << block_bound / 1e9 << " GB/s of the launch's bytes";
-    if (out.busiest_block_bound) os << ": the busiest block sets the time (the other blocks wait on it, or do little)";
-  }
-  out.text = os.str();
+  const double block_bound = predict_in_flight(out, *gpu, *busiest, scale, static_shared);
+  out.text = read_prediction_text(out, *gpu, *busiest, scale, block_bound);
   return out;
 }
 
@@ -887,6 +977,31 @@ GpuScale scale_to_size(const Call& here, double n, const Call& other, double oth
       static_cast<double>(a->sectors) * s.work);
   return s;
 }
+
+namespace {
+/// The details of a predicted fraction of copy that explain a failure: the bytes the kernels
+/// touched and moved, the hottest store (bound by the L2) or load, and the bytes in flight.
+void explain_copy_prediction(std::ostream& os, const Call& call, double useful_bytes, double read_bytes,
+                             const CopyPrediction& p, const ReadPrediction& read, const perfmodel::Gpu& g) {
+  const Evidence& e = call.evidence();
+  os << "; the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
+     << static_cast<long long>(useful_bytes) << " bytes needed, and moved " << e.load_sectors << " + "
+     << e.store_sectors << " sectors of 32 bytes (loads + stores, counted per request)";
+  if (p.bound == "l2") {
+    if (const MetricRow* hot = hottest_global_store(call))
+      os << "\n" << hot->where << ": the hottest store writes " << hot->per_request() << " sectors per request (ideal "
+         << hot->ideal_per_request() << "); neighbouring threads write addresses " << hot->lane_stride << " bytes apart";
+  } else if (const MetricRow* hot = hottest_global_load(call)) {
+    os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
+       << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
+  }
+  if (read.available)
+    os << "\nbytes in flight: " << read.text << ", " << read_bytes / read.bytes_per_s / (useful_bytes / g.copy_bytes_per_s)
+       << " of a copy's time for the " << static_cast<long long>(read_bytes) << " bytes the call reads";
+  else
+    os << "\nbytes in flight: not predicted (" << read.why << ")";
+}
+}  // namespace
 
 double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, const GpuScale& scale,
                                         double min, const std::string& hint, const std::string& gpu) {
@@ -919,22 +1034,7 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
   os << call.what() << ": predicted " << fraction << " of a copy kernel's bandwidth on an " << gpu << " (bound by "
      << bound << ")";
   const std::string headline = os.str();  // what a passing check shows; the details explain a failure
-  os << "; the kernels touched " << e.touched_bytes << " bytes in 64-byte granules for "
-     << static_cast<long long>(useful_bytes) << " bytes needed, and moved " << e.load_sectors << " + "
-     << e.store_sectors << " sectors of 32 bytes (loads + stores, counted per request)";
-  if (p.bound == "l2") {
-    if (const MetricRow* hot = hottest_global_store(call))
-      os << "\n" << hot->where << ": the hottest store writes " << hot->per_request() << " sectors per request (ideal "
-         << hot->ideal_per_request() << "); neighbouring threads write addresses " << hot->lane_stride << " bytes apart";
-  } else if (const MetricRow* hot = hottest_global_load(call)) {
-    os << "\n" << hot->where << ": the hottest load uses " << hot->per_request() << " sectors per request (ideal "
-       << hot->ideal_per_request() << "); neighbouring threads read addresses " << hot->lane_stride << " bytes apart";
-  }
-  if (read.available)
-    os << "\nbytes in flight: " << read.text << ", " << read_bytes / read.bytes_per_s / (useful_bytes / g->copy_bytes_per_s)
-       << " of a copy's time for the " << static_cast<long long>(read_bytes) << " bytes the call reads";
-  else
-    os << "\nbytes in flight: not predicted (" << read.why << ")";
+  explain_copy_prediction(os, call, useful_bytes, read_bytes, p, read, *g);
   if (fraction < min) {
     os << "\nbelow " << min << " of the copy bandwidth";
     // The roofline's own limit, when it fails too, is the first thing to fix.

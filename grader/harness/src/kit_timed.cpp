@@ -232,6 +232,44 @@ std::string element_text(const TimedCall::State::Check& c, const std::uint8_t* p
   return os.str();
 }
 
+/// Whether `w` is an object holding bytes at `key`.
+bool has_binary(const json& w, const char* key) { return w.is_object() && w.contains(key) && w[key].is_binary(); }
+
+/// Judge: window `k` of timed run `run` (input set `set`) against the set's expected result: true
+/// when it matches; otherwise, when `first` is empty, `first` says what is wrong.
+bool window_matches(const TimedCall::State& s, std::size_t k, const json& window, int run, int set,
+                    std::string& first) {
+  const auto& c = s.checks[k];
+  const std::size_t offset = window.value("offset", std::size_t{0});
+  const auto& bytes = window["bytes"].get_binary();
+  // Expected: the host's result of the set, or the window of the result made on the device.
+  const bool host = !c.expected.empty();
+  const std::vector<std::uint8_t> none;
+  const auto& made = host || !has_binary(window, "expected") ? none : window["expected"].get_binary();
+  const std::uint8_t* want = host ? static_cast<const std::uint8_t*>(c.expected[static_cast<std::size_t>(set)]) +
+                                        offset * c.elem
+                                  : made.data();
+  std::size_t j = 0, count = bytes.size() / c.elem;
+  // A window outside the buffer, or without its expected bytes: the record is not the runner's.
+  if (offset + count > c.n || (!host && made.size() != bytes.size())) count = 0;
+  for (; j < count && element_matches(c, bytes.data() + j * c.elem, want + j * c.elem); ++j) {}
+  if (j == count && count == std::min(kWindow, c.n)) return true;
+  if (!first.empty()) return false;
+  std::ostringstream os;
+  os << "timed run " << run << " (input set " << set + 1 << " of " << s.sets << "): ";
+  if (j < count)
+    os << c.name << "[" << offset + j << "] = " << element_text(c, bytes.data() + j * c.elem) << ", expected "
+       << element_text(c, want + j * c.elem)
+       << (host ? " (the set's result" : " (the result of an untimed call on the same inputs")
+       << (c.kind ? ", within " + std::to_string(c.tolerance) + (c.relative ? " of its magnitude" : "")
+                  : std::string(", bit for bit"))
+       << ")";
+  else
+    os << "the window of " << c.name << " read back is not where it should be";
+  first = os.str();
+  return false;
+}
+
 /// Judge: the sampled windows against each set's expected result; fails the check for the runs
 /// that did not compute their own result.
 void judge_samples(const TimedCall::State& s, const json& e) {
@@ -242,7 +280,6 @@ void judge_samples(const TimedCall::State& s, const json& e) {
     bad = 1;
     first = "no timed run's output was read back";
   }
-  auto binary = [](const json& w, const char* key) { return w.is_object() && w.contains(key) && w[key].is_binary(); };
   for (const auto& sample : samples) {
     if (!sample.is_object()) {
       if (bad++ == 0) first = "a timed run's record is not one";
@@ -250,42 +287,15 @@ void judge_samples(const TimedCall::State& s, const json& e) {
     }
     const int run = sample.value("run", -1), set = sample.value("set", 0);
     const json windows = sample.value("windows", json::array());
-    const bool whole = std::all_of(windows.begin(), windows.end(), [&](const json& w) { return binary(w, "bytes"); });
+    const bool whole = std::all_of(windows.begin(), windows.end(), [&](const json& w) { return has_binary(w, "bytes"); });
     if (windows.size() != s.checks.size() || set < 0 || set >= s.sets || !whole) {
       ++bad;
       if (first.empty()) first = "the record of timed run " + std::to_string(run) + " is incomplete";
       continue;
     }
     for (std::size_t k = 0; k < s.checks.size(); ++k) {
-      const auto& c = s.checks[k];
-      const std::size_t offset = windows[k].value("offset", std::size_t{0});
-      const auto& bytes = windows[k]["bytes"].get_binary();
-      // Expected: the host's result of the set, or the window of the result made on the device.
-      const bool host = !c.expected.empty();
-      const std::vector<std::uint8_t> none;
-      const auto& made = host || !binary(windows[k], "expected") ? none : windows[k]["expected"].get_binary();
-      const std::uint8_t* want = host ? static_cast<const std::uint8_t*>(c.expected[static_cast<std::size_t>(set)]) +
-                                            offset * c.elem
-                                      : made.data();
-      std::size_t j = 0, count = bytes.size() / c.elem;
-      // A window outside the buffer, or without its expected bytes: the record is not the runner's.
-      if (offset + count > c.n || (!host && made.size() != bytes.size())) count = 0;
-      for (; j < count && element_matches(c, bytes.data() + j * c.elem, want + j * c.elem); ++j) {}
-      if (j == count && count == std::min(kWindow, c.n)) continue;
+      if (window_matches(s, k, windows[k], run, set, first)) continue;
       ++bad;
-      if (!first.empty()) break;
-      std::ostringstream os;
-      os << "timed run " << run << " (input set " << set + 1 << " of " << s.sets << "): ";
-      if (j < count)
-        os << c.name << "[" << offset + j << "] = " << element_text(c, bytes.data() + j * c.elem) << ", expected "
-           << element_text(c, want + j * c.elem)
-           << (host ? " (the set's result" : " (the result of an untimed call on the same inputs")
-           << (c.kind ? ", within " + std::to_string(c.tolerance) + (c.relative ? " of its magnitude" : "")
-                      : std::string(", bit for bit"))
-           << ")";
-      else
-        os << "the window of " << c.name << " read back is not where it should be";
-      first = os.str();
       break;
     }
   }

@@ -101,16 +101,32 @@ const Gpu* grading_gpu(const std::string& name, std::string& why) {
 
 double fp32_peak_flops(const Gpu& g) { return 2.0 * g.fp32_lanes * g.sms * g.clock_hz; }
 
+PeakRates ceilings(const Gpu& g) {
+  PeakRates p;
+  p.device = g.name;
+  p.source = "the " + g.name + "'s datasheet";
+  p.dram_bytes_per_s = g.dram_bytes_per_s;
+  p.fp32_flops = fp32_peak_flops(g);
+  return p;
+}
+
+AtPeak at_peak(const PeakRates& peak, double flops, double dram_bytes) {
+  return {flops / peak.fp32_flops, dram_bytes / peak.dram_bytes_per_s};
+}
+
 std::string beyond_ceiling(const Gpu& g, double flops_per_s, double dram_bytes_per_s) {
+  // A second of the predicted work, at the ceilings: more than a second is beyond them.
+  const PeakRates peak = ceilings(g);
+  const AtPeak second = at_peak(peak, flops_per_s, dram_bytes_per_s);
   std::ostringstream os;
   os.precision(3);
-  if (flops_per_s > fp32_peak_flops(g))
-    os << flops_per_s / 1e12 << " TFLOP/s, " << flops_per_s / fp32_peak_flops(g) << " times the FP32 peak of an "
-       << g.name << " (" << fp32_peak_flops(g) / 1e12 << " TFLOP/s: " << g.sms << " SMs x " << g.fp32_lanes
+  if (second.fp32_seconds > 1)
+    os << flops_per_s / 1e12 << " TFLOP/s, " << second.fp32_seconds << " times the FP32 peak of an "
+       << g.name << " (" << peak.fp32_flops / 1e12 << " TFLOP/s: " << g.sms << " SMs x " << g.fp32_lanes
        << " FMA lanes x 2 FLOP x " << g.clock_hz / 1e9 << " GHz)";
-  else if (dram_bytes_per_s > g.dram_bytes_per_s)
-    os << dram_bytes_per_s / 1e12 << " TB/s, " << dram_bytes_per_s / g.dram_bytes_per_s << " times the DRAM bandwidth of an "
-       << g.name << " (" << g.dram_bytes_per_s / 1e12 << " TB/s)";
+  else if (second.dram_seconds > 1)
+    os << dram_bytes_per_s / 1e12 << " TB/s, " << second.dram_seconds << " times the DRAM bandwidth of an "
+       << g.name << " (" << peak.dram_bytes_per_s / 1e12 << " TB/s)";
   return os.str();
 }
 
@@ -245,79 +261,99 @@ long long ptx_load_bytes(const std::string& op) {
   return lanes * size;
 }
 
-}  // namespace
+/// A global load of a kernel's PTX.
+struct PtxLoad {
+  std::size_t line;
+  long long bytes;
+  int file, source_line;
+  int at_file, at_line;  // the call it is inlined into (-1: none)
+  std::string place;  // "F:L:C" or "F:L:C@F:L:C", file indices resolved at the end
+};
+/// A kernel of a PTX file: its labels, branches and global loads, each by its line in the file.
+struct PtxKernel {
+  std::string name;
+  std::map<std::string, std::size_t> labels;
+  std::vector<std::pair<std::size_t, std::string>> branches;  // PTX line, target label
+  std::vector<PtxLoad> loads;
+};
 
-std::vector<PtxLoads> ptx_loads(const std::string& ptx) {
-  struct Load {
-    std::size_t line;
-    long long bytes;
-    int file, source_line;
-    int at_file, at_line;  // the call it is inlined into (-1: none)
-    std::string place;  // "F:L:C" or "F:L:C@F:L:C", file indices resolved at the end
-  };
-  struct Kernel {
-    std::string name;
-    std::map<std::string, std::size_t> labels;
-    std::vector<std::pair<std::size_t, std::string>> branches;  // PTX line, target label
-    std::vector<Load> loads;
-  };
-  std::vector<Kernel> kernels;
+/// Reads a PTX file's kernels, line by line: its .file directives, each .entry, and in a kernel
+/// the source place of its instructions (.loc), its labels, branches and global loads.
+struct PtxReader {
+  std::vector<PtxKernel> kernels;
   std::map<int, std::string> files;  // .file index -> base name
   int loc_file = -1, loc_line = 0, at_file = -1, at_line = 0;
   std::string loc_place;
-  std::istringstream in(ptx);
-  std::size_t n = 0;
-  for (std::string line; std::getline(in, line); ++n) {
-    const std::size_t first = line.find_first_not_of(" \t");
-    if (first == std::string::npos) continue;
-    std::string text = line.substr(first);
-    if (text.compare(0, 2, "//") == 0) continue;
-    if (text.compare(0, 6, ".file\t") == 0 || text.compare(0, 6, ".file ") == 0) {
-      std::istringstream f(text.substr(6));
-      int index = 0;
-      std::string name;
-      if (f >> index >> name && name.size() >= 2) {
-        name = name.substr(1, name.find('"', 1) - 1);
-        files[index] = name.substr(name.find_last_of('/') + 1);
-      }
-      continue;
+
+  void read(const std::string& ptx) {
+    std::istringstream in(ptx);
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line); ++n) {
+      const std::size_t first = line.find_first_not_of(" \t");
+      if (first == std::string::npos) continue;
+      const std::string text = line.substr(first);
+      if (text.compare(0, 2, "//") == 0 || file(text) || entry(text)) continue;
+      if (kernels.empty() || loc(text)) continue;
+      instruction(text, n);
     }
+  }
+
+  /// A .file directive: its index and base name (true when `text` is one).
+  bool file(const std::string& text) {
+    if (text.compare(0, 6, ".file\t") != 0 && text.compare(0, 6, ".file ") != 0) return false;
+    std::istringstream f(text.substr(6));
+    int index = 0;
+    std::string name;
+    if (f >> index >> name && name.size() >= 2) {
+      name = name.substr(1, name.find('"', 1) - 1);
+      files[index] = name.substr(name.find_last_of('/') + 1);
+    }
+    return true;
+  }
+
+  /// A kernel's .entry: the kernel read from here on (true when `text` is one).
+  bool entry(const std::string& text) {
     const std::size_t entry = text.find(".entry ");
-    if (entry != std::string::npos) {
-      const std::size_t begin = text.find_first_not_of(' ', entry + 7);
-      kernels.push_back({text.substr(begin, text.find_first_of("( \t", begin) - begin), {}, {}, {}});
-      loc_file = -1;
-      continue;
+    if (entry == std::string::npos) return false;
+    const std::size_t begin = text.find_first_not_of(' ', entry + 7);
+    kernels.push_back({text.substr(begin, text.find_first_of("( \t", begin) - begin), {}, {}, {}});
+    loc_file = -1;
+    return true;
+  }
+
+  /// A .loc directive: the source place of the instructions after it (true when `text` is one).
+  bool loc(const std::string& text) {
+    if (text.compare(0, 4, ".loc") != 0) return false;
+    std::istringstream l(text.substr(4));
+    int column = 0;
+    if (!(l >> loc_file >> loc_line >> column)) loc_file = -1;
+    loc_place = std::to_string(loc_file) + ":" + std::to_string(loc_line) + ":" + std::to_string(column);
+    at_file = -1;
+    const std::size_t at = text.find("inlined_at");
+    if (at != std::string::npos) {
+      std::istringstream i(text.substr(at + 10));
+      int c = 0;
+      if (i >> at_file >> at_line >> c)
+        loc_place += "@" + std::to_string(at_file) + ":" + std::to_string(at_line) + ":" + std::to_string(c);
+      else
+        at_file = -1;
     }
-    if (kernels.empty()) continue;
-    Kernel& k = kernels.back();
-    if (text.compare(0, 4, ".loc") == 0) {
-      std::istringstream l(text.substr(4));
-      int column = 0;
-      if (!(l >> loc_file >> loc_line >> column)) loc_file = -1;
-      loc_place = std::to_string(loc_file) + ":" + std::to_string(loc_line) + ":" + std::to_string(column);
-      at_file = -1;
-      const std::size_t at = text.find("inlined_at");
-      if (at != std::string::npos) {
-        std::istringstream i(text.substr(at + 10));
-        int c = 0;
-        if (i >> at_file >> at_line >> c)
-          loc_place += "@" + std::to_string(at_file) + ":" + std::to_string(at_line) + ":" + std::to_string(c);
-        else
-          at_file = -1;
-      }
-      continue;
-    }
+    return true;
+  }
+
+  /// A label, a branch or a global load of the kernel being read, at PTX line `n`.
+  void instruction(std::string text, std::size_t n) {
+    PtxKernel& k = kernels.back();
     if (text[0] == '$' && text.back() == ':') {
       k.labels[text.substr(0, text.size() - 1)] = n;
-      continue;
+      return;
     }
     if (text[0] == '@') {  // a predicate
       const std::size_t space = text.find_first_of(" \t");
       text = space == std::string::npos ? std::string() : text.substr(space);
     }
     const std::size_t begin = text.find_first_not_of(" \t");
-    if (begin == std::string::npos) continue;
+    if (begin == std::string::npos) return;
     text = text.substr(begin);
     const std::string mnemonic = text.substr(0, text.find_first_of(" \t"));
     if (mnemonic == "bra" || mnemonic == "bra.uni") {
@@ -328,40 +364,56 @@ std::vector<PtxLoads> ptx_loads(const std::string& ptx) {
       k.loads.push_back({n, ptx_load_bytes(mnemonic), loc_file, loc_line, at_file, at_line, loc_place});
     }
   }
-  std::vector<PtxLoads> out;
-  for (const Kernel& k : kernels) {
-    // A loop: a label and the last branch back to it from below.
-    std::map<std::size_t, std::size_t> loops;  // first line -> last line
-    for (const auto& [at, target] : k.branches) {
-      const auto it = k.labels.find(target);
-      if (it != k.labels.end() && it->second < at) loops[it->second] = std::max(loops[it->second], at);
-    }
-    // Each load in the innermost loop around it (the smallest range), or in none.
-    std::map<std::size_t, PtxLoadGroup> groups;  // by the loop's first line; npos: no loop
-    constexpr std::size_t kNoLoop = static_cast<std::size_t>(-1);
-    for (const Load& l : k.loads) {
-      std::size_t key = kNoLoop, size = kNoLoop;
-      for (const auto& [lo, hi] : loops)
-        if (lo < l.line && l.line < hi && hi - lo < size) key = lo, size = hi - lo;
-      PtxLoadGroup& g = groups[key];
-      g.in_loop = key != kNoLoop;
-      g.bytes += l.bytes;
-      ++g.loads;
-      // Its line, and the line of the call it is inlined into (where a counter of accesses may
-      // put it: a library's inline function is counted at its caller's line).
-      for (const auto& [f, li] : {std::pair<int, int>{l.file, l.source_line}, {l.at_file, l.at_line}}) {
-        const auto file = files.find(f);
-        if (f < 0 || file == files.end()) continue;
-        const std::string where = file->second + ":" + std::to_string(li);
-        if (std::find(g.lines.begin(), g.lines.end(), where) == g.lines.end()) g.lines.push_back(where);
-      }
-      if (std::find(g.places.begin(), g.places.end(), l.place) == g.places.end()) g.places.push_back(l.place);
-    }
-    PtxLoads kl;
-    kl.kernel = k.name;
-    for (auto& [key, g] : groups) kl.groups.push_back(std::move(g));
-    out.push_back(std::move(kl));
+};
+
+/// A kernel's loops: first line -> last line.
+std::map<std::size_t, std::size_t> ptx_loops(const PtxKernel& k) {
+  // A loop: a label and the last branch back to it from below.
+  std::map<std::size_t, std::size_t> loops;  // first line -> last line
+  for (const auto& [at, target] : k.branches) {
+    const auto it = k.labels.find(target);
+    if (it != k.labels.end() && it->second < at) loops[it->second] = std::max(loops[it->second], at);
   }
+  return loops;
+}
+
+/// A kernel's loads grouped by the innermost loop each is in.
+PtxLoads grouped_loads(const PtxKernel& k, const std::map<int, std::string>& files) {
+  const std::map<std::size_t, std::size_t> loops = ptx_loops(k);
+  // Each load in the innermost loop around it (the smallest range), or in none.
+  std::map<std::size_t, PtxLoadGroup> groups;  // by the loop's first line; npos: no loop
+  constexpr std::size_t kNoLoop = static_cast<std::size_t>(-1);
+  for (const PtxLoad& l : k.loads) {
+    std::size_t key = kNoLoop, size = kNoLoop;
+    for (const auto& [lo, hi] : loops)
+      if (lo < l.line && l.line < hi && hi - lo < size) key = lo, size = hi - lo;
+    PtxLoadGroup& g = groups[key];
+    g.in_loop = key != kNoLoop;
+    g.bytes += l.bytes;
+    ++g.loads;
+    // Its line, and the line of the call it is inlined into (where a counter of accesses may
+    // put it: a library's inline function is counted at its caller's line).
+    for (const auto& [f, li] : {std::pair<int, int>{l.file, l.source_line}, {l.at_file, l.at_line}}) {
+      const auto file = files.find(f);
+      if (f < 0 || file == files.end()) continue;
+      const std::string where = file->second + ":" + std::to_string(li);
+      if (std::find(g.lines.begin(), g.lines.end(), where) == g.lines.end()) g.lines.push_back(where);
+    }
+    if (std::find(g.places.begin(), g.places.end(), l.place) == g.places.end()) g.places.push_back(l.place);
+  }
+  PtxLoads kl;
+  kl.kernel = k.name;
+  for (auto& [key, g] : groups) kl.groups.push_back(std::move(g));
+  return kl;
+}
+
+}  // namespace
+
+std::vector<PtxLoads> ptx_loads(const std::string& ptx) {
+  PtxReader reader;
+  reader.read(ptx);
+  std::vector<PtxLoads> out;
+  for (const PtxKernel& k : reader.kernels) out.push_back(grouped_loads(k, reader.files));
   return out;
 }
 
@@ -438,8 +490,9 @@ PeakRates peak_rates(const std::string& device, double memory_clock_hz, int memo
   const double props_dram = memory_clock_hz * 2.0 * memory_bus_bits / 8.0;
   const double props_fp32 = multiprocessors * 128.0 * 2.0 * clock_hz;
   if (const Gpu* g = known_gpu(device)) {
-    p.dram_bytes_per_s = std::max(g->dram_bytes_per_s, props_dram);
-    p.fp32_flops = std::max(fp32_peak_flops(*g), props_fp32);
+    const PeakRates table = ceilings(*g);
+    p.dram_bytes_per_s = std::max(table.dram_bytes_per_s, props_dram);
+    p.fp32_flops = std::max(table.fp32_flops, props_fp32);
     p.source = "the larger of the " + g->name + "'s datasheet and the device's properties";
   } else {
     p.dram_bytes_per_s = 2 * props_dram;
@@ -455,7 +508,8 @@ double physical_floor_ms(const Work& work, const PeakRates& peak, std::string& w
     return 0;
   }
   const double bytes = work.read_bytes + std::max(0.0, work.written_bytes - peak.l2_bytes);
-  const double memory_ms = bytes / peak.dram_bytes_per_s * 1e3, compute_ms = work.flops / peak.fp32_flops * 1e3;
+  const AtPeak least = at_peak(peak, work.flops, bytes);
+  const double memory_ms = least.dram_seconds * 1e3, compute_ms = least.fp32_seconds * 1e3;
   std::ostringstream os;
   os.precision(3);
   if (memory_ms >= compute_ms)

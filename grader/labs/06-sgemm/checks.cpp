@@ -298,6 +298,66 @@ std::string model_hint(const std::string& bound) {
   return "follow the steps of labs/06-sgemm/README.md";
 }
 
+/// The grade without a speed prediction (`why` says why there is none): at most the rubric's
+/// global bytes per FMA, and at least its wavefront efficiency of the shared loads.
+void grade_by_traffic(const traffic::Traffic& t, int n, const std::string& why) {
+  const Rubric& r = rubric();
+  const double max_bytes = r.number("performance.emu", "max_global_bytes_per_fma");
+  const double min_shared = r.number("performance.emu", "min_shared_load_efficiency");
+  std::ostringstream os;
+  os << "no speed prediction (" << why << "); graded by memory traffic instead: " << traffic::describe(t, n)
+     << " (thresholds " << max_bytes << " bytes per FMA, " << 100 * min_shared << "% efficiency)";
+  Measured(t.bytes_per_fma, max_bytes, "global bytes per FMA")
+      .at_most()
+      .fails_if(t.shared_efficiency < min_shared)
+      .judge(os.str(), "\n  hint: " + model_hint(t.bytes_per_fma > max_bytes ? "l1" : "shared"));
+}
+
+/// The performance model's prediction of the call's launches on `gpu` at the rubric's model_size^3,
+/// as a fraction of the vendor library's speed there.
+void grade_by_prediction(const kit::Call& call, const traffic::Traffic& t,
+                         const std::vector<kit::KernelResources>& kernels, const perfmodel::Gpu& gpu, int n) {
+  const Rubric& r = rubric();
+  const kit::Evidence& e = call.evidence();
+  // Occupancy: the most registers and static shared memory of any kernel of the file (which
+  // kernel a launch ran is not recorded; a small helper kernel cannot make a big one look cheaper).
+  int registers = 0;
+  long long static_shared = 0;
+  for (const auto& k : kernels) {
+    registers = std::max(registers, k.registers);
+    static_shared = std::max(static_shared, k.shared_bytes);
+  }
+  const int big_n = static_cast<int>(r.number("performance.emu", "model_size"));
+  double seconds = 0;
+  perfmodel::Prediction slowest;
+  for (const auto& l : e.launch_shapes) {
+    const perfmodel::Prediction p =
+        perfmodel::predict_sgemm(model_counts(l), registers, static_shared + l.dynamic_shared_bytes, gpu, n, big_n);
+    seconds += p.seconds;
+    if (p.seconds >= slowest.seconds) slowest = p;
+  }
+  const double tflops = std::isfinite(seconds) && seconds > 0 ? 2.0 * big_n * big_n * big_n / seconds / 1e12 : 0;
+  if (kit::refuse_implausible(call.what(), gpu, tflops * 1e12, 0)) return;
+  const double vendor_tflops = r.number("performance.emu", "vendor_tflops");
+  const double fraction = tflops / vendor_tflops;
+  const double min_fraction = r.number("performance.emu", "min_predicted_fraction_of_vendor");
+  const double optimism = r.number("performance.emu", "model_optimism");
+  const double needed = min_fraction * (1 + optimism);
+  info("predicted_tflops", std::to_string(tflops));
+  info("predicted_bound", slowest.bound);
+  std::ostringstream os;
+  os.precision(3);
+  os << "predicted for an NVIDIA " << gpu.name << " at " << big_n << "^3 from the counts at " << n << "^3: " << tflops
+     << " TFLOP/s = " << fraction << " of the vendor library's " << vendor_tflops << " TFLOP/s measured there; bound by "
+     << slowest.bound << ", " << slowest.blocks_per_sm << " blocks per multiprocessor (limit: " << slowest.limit << "; "
+     << registers << " registers per thread" << (kernels.size() > 1 ? ", the most of the file's kernels" : "")
+     << "). The grade needs " << needed << ": " << min_fraction << " plus the model's largest optimistic error ("
+     << 100 * optimism << "%, docs/results/perfmodel.md). " << traffic::describe(t, n);
+  Measured(fraction, needed, "of the vendor library (predicted)")
+      .suggest("min_predicted_fraction_of_vendor", 0.8)
+      .judge(os.str(), "\n  hint: " + model_hint(slowest.bound));
+}
+
 }  // namespace
 
 TEST(performance, predicted_fraction_of_vendor) {
@@ -342,59 +402,10 @@ TEST(performance, predicted_fraction_of_vendor) {
     if (!gpu) why = unusable + " (the rubric's performance.emu model)";
     else if (kernels.empty()) why = why.empty() ? "no registers per kernel" : why;
     else why = "the kernels were built without the instruction-counting pass (llvm-14-dev)";
-    const double max_bytes = r.number("performance.emu", "max_global_bytes_per_fma");
-    const double min_shared = r.number("performance.emu", "min_shared_load_efficiency");
-    record(t.bytes_per_fma, max_bytes, "global bytes per FMA");
-    std::ostringstream os;
-    os << "no speed prediction (" << why << "); graded by memory traffic instead: " << traffic::describe(t, n)
-       << " (thresholds " << max_bytes << " bytes per FMA, " << 100 * min_shared << "% efficiency)";
-    if (t.bytes_per_fma > max_bytes || t.shared_efficiency < min_shared)
-      ADD_FAILURE() << os.str() << "\n  hint: "
-                    << model_hint(t.bytes_per_fma > max_bytes ? "l1" : "shared");
-    else
-      note(os.str());
+    grade_by_traffic(t, n, why);
     return;
   }
-  // Occupancy: the most registers and static shared memory of any kernel of the file (which
-  // kernel a launch ran is not recorded; a small helper kernel cannot make a big one look cheaper).
-  int registers = 0;
-  long long static_shared = 0;
-  for (const auto& k : kernels) {
-    registers = std::max(registers, k.registers);
-    static_shared = std::max(static_shared, k.shared_bytes);
-  }
-  const int big_n = static_cast<int>(r.number("performance.emu", "model_size"));
-  double seconds = 0;
-  perfmodel::Prediction slowest;
-  for (const auto& l : e.launch_shapes) {
-    const perfmodel::Prediction p =
-        perfmodel::predict_sgemm(model_counts(l), registers, static_shared + l.dynamic_shared_bytes, *gpu, n, big_n);
-    seconds += p.seconds;
-    if (p.seconds >= slowest.seconds) slowest = p;
-  }
-  const double tflops = std::isfinite(seconds) && seconds > 0 ? 2.0 * big_n * big_n * big_n / seconds / 1e12 : 0;
-  if (kit::refuse_implausible(call.what(), *gpu, tflops * 1e12, 0)) return;
-  const double vendor_tflops = r.number("performance.emu", "vendor_tflops");
-  const double fraction = tflops / vendor_tflops;
-  const double min_fraction = r.number("performance.emu", "min_predicted_fraction_of_vendor");
-  const double optimism = r.number("performance.emu", "model_optimism");
-  const double needed = min_fraction * (1 + optimism);
-  info("predicted_tflops", std::to_string(tflops));
-  info("predicted_bound", slowest.bound);
-  record(fraction, needed, "of the vendor library (predicted)");
-  suggest_threshold("min_predicted_fraction_of_vendor", fraction, 0.8);
-  std::ostringstream os;
-  os.precision(3);
-  os << "predicted for an NVIDIA " << gpu->name << " at " << big_n << "^3 from the counts at " << n << "^3: " << tflops
-     << " TFLOP/s = " << fraction << " of the vendor library's " << vendor_tflops << " TFLOP/s measured there; bound by "
-     << slowest.bound << ", " << slowest.blocks_per_sm << " blocks per multiprocessor (limit: " << slowest.limit << "; "
-     << registers << " registers per thread" << (kernels.size() > 1 ? ", the most of the file's kernels" : "")
-     << "). The grade needs " << needed << ": " << min_fraction << " plus the model's largest optimistic error ("
-     << 100 * optimism << "%, docs/results/perfmodel.md). " << traffic::describe(t, n);
-  if (fraction < needed)
-    ADD_FAILURE() << os.str() << "\n  hint: " << model_hint(slowest.bound);
-  else
-    note(os.str());
+  grade_by_prediction(call, t, kernels, *gpu, n);
 }
 
 #else  // GPU back-ends
@@ -482,19 +493,16 @@ TEST(performance, fraction_of_vendor_library) {
   info("sgemm_tflops", std::to_string(tflops));
   info("vendor_tflops", std::to_string(vendor_tflops));
   info("vendor", lab06::vendor_name());
-  record(fraction, min_fraction, "of " + lab06::vendor_name());
-  suggest_threshold("min_fraction_of_vendor", fraction, 0.8);
   std::ostringstream os;
   os.precision(3);
   os << n << "^3: " << tflops << " TFLOP/s = " << fraction << " of " << lab06::vendor_name() << "'s " << vendor_tflops
      << " TFLOP/s (medians of " << mine.samples << " and " << vendor.samples << " runs"
      << (ratio.remeasured ? ", measured twice: the first was within noise of the threshold" : "") << ")";
-  if (fraction < min_fraction)
-    ADD_FAILURE() << os.str() << ", below " << kit::num(min_fraction)
-                  << "\n  hint: follow the steps of labs/06-sgemm/README.md; ncu's report says whether the kernel is"
-                     " memory- or compute-bound";
-  else
-    note(os.str());
+  Measured(fraction, min_fraction, "of " + lab06::vendor_name())
+      .suggest("min_fraction_of_vendor", 0.8)
+      .judge(os.str(), ", below " + kit::num(min_fraction) +
+                           "\n  hint: follow the steps of labs/06-sgemm/README.md; ncu's report says whether the"
+                           " kernel is memory- or compute-bound");
 }
 
 #endif

@@ -75,6 +75,9 @@ class Measured {
   Measured(double value, double threshold, std::string unit);
   Measured& suggest(std::string key, double factor);
   Measured& at_most();
+  /// The check fails also when `failed`: a second condition the recorded value does not show
+  /// (e.g. lab 06's traffic rule records bytes per FMA, and fails on bank conflicts too).
+  Measured& fails_if(bool failed);
   bool judge(const std::string& text, const std::string& failure) const;
 
  private:
@@ -82,6 +85,7 @@ class Measured {
   std::string unit_, suggest_key_;
   double factor_ = 0;
   bool at_most_ = false;
+  bool failed_ = false;
 };
 
 /// Marks the running check as not measured: it fails with `why` and what to do instead.

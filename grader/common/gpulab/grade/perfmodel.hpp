@@ -66,6 +66,24 @@ struct Prediction {
 /// The GPU's physical ceilings: its FP32 peak (an FMA, 2 FLOP, per FP32 lane and clock on every
 /// SM) and its DRAM's bandwidth. No kernel exceeds them.
 double fp32_peak_flops(const Gpu& g);
+/// A device's peak rates, the device named as its runtime names it ("NVIDIA H200"): DRAM bytes per
+/// second, FP32 operations per second, and its L2's bytes. The one form of a GPU's physical
+/// ceilings: a table GPU's (ceilings), a device's (peak_rates), both checked by at_peak.
+struct PeakRates {
+  std::string device, source;  ///< source: where the numbers come from, for messages
+  double dram_bytes_per_s = 0, fp32_flops = 0, l2_bytes = 0;
+};
+/// The ceilings of `g` by the table (its datasheet): fp32_peak_flops and dram_bytes_per_s; the
+/// device is g's name, and no L2 is counted (l2_bytes 0).
+PeakRates ceilings(const Gpu& g);
+/// The one rule of the ceilings: the least seconds that `flops` FP32 operations and `dram_bytes`
+/// bytes through the DRAM take at `peak`, each ceiling's apart (the larger is the least time of
+/// the work). A prediction is beyond the ceilings when a second of its work takes longer
+/// (beyond_ceiling), a timed call when it took less than its work's (physical_floor_ms).
+struct AtPeak {
+  double fp32_seconds = 0, dram_seconds = 0;
+};
+AtPeak at_peak(const PeakRates& peak, double flops, double dram_bytes);
 /// Why a prediction for `g` is beyond its ceilings (more than its FP32 peak in `flops_per_s`, or
 /// more than its DRAM's bandwidth in `dram_bytes_per_s`, the bytes the work must move through
 /// the DRAM at least once over the time predicted): a model that predicts it was given counts
@@ -149,12 +167,6 @@ struct Work {
   double read_bytes = 0, written_bytes = 0, flops = 0;
 };
 
-/// A device's peak rates, the device named as its runtime names it ("NVIDIA H200"): DRAM bytes per
-/// second, FP32 operations per second, and its L2's bytes.
-struct PeakRates {
-  std::string device, source;  ///< source: where the numbers come from, for messages
-  double dram_bytes_per_s = 0, fp32_flops = 0, l2_bytes = 0;
-};
 /// The larger of the table's datasheet numbers for a GPU whose name the device's contains (gpu():
 /// an H200 4.8 TB/s and 132 x 128 x 2 x 1.98 GHz = 66.9 TFLOP/s) and the device's properties
 /// (memory clock x 2 transfers x bus width; SMs x 128 FP32 lanes x 2 x clock); twice the properties
