@@ -78,7 +78,9 @@ TEST_P(Adversarial, Verdict) {
   // A fault case may leave a process behind when undefended: a time limit on the whole run. On a
   // GPU a grade also waits for the GPU lock behind the other grades ctest runs at once.
   if (!c.defended && c.stated.defences == "none") GTEST_SKIP() << "no defence to switch off";
-  const std::string limit = std::string(GPULAB_BACKEND_NAME) == "emu" ? "120" : "600";
+  const std::string limit = c.stated.limit > 0                               ? std::to_string(c.stated.limit)
+                            : std::string(GPULAB_BACKEND_NAME) == "emu" ? "120"
+                                                                        : "600";
   const verdict::Outcome o = verdict::grade("timeout " + limit + " " + std::string(GPULAB_GRADER), c.lab,
                                             "--submission '" + c.path.string() + "'", c.stated.options, env, json,
                                             dir / "grader.log");

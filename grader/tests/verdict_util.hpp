@@ -15,6 +15,8 @@
 //                                                   fault with no switch, graded defended only)
 //   // defence[cuda]: none                         (that back-end's own, e.g. where the GPU itself
 //                                                   stops the cheat: a segfault, not a finding)
+//   // limit: 30                                  (adversarial suite: seconds before the test stops
+//                                                   the whole grade; default 120, 600 on a GPU)
 // `fail` means at least one check of that kind failed (and, with a substring, that one failing
 // check of that kind says it); `pass` means every check of that kind passed. A kind followed by
 // `.name` is that one check (the report's row name without its " [warp N]" suffix).
@@ -50,6 +52,9 @@ struct Stated {
   /// `// needs: nvcc`: tools the stated verdict depends on (the emulator's lab 06 grade predicts
   /// from nvcc's registers, and says so and grades otherwise without it)
   std::vector<std::string> needs;
+  /// `// limit: S`: seconds the whole grade may take before the test stops it, where the case knows
+  /// the answer sooner than the default (a grade that blocks for ever without its defence)
+  int limit = 0;
 };
 
 /// Whether this machine has a tool a case `needs` (the grader looks for nvcc in the same places).
@@ -73,6 +78,7 @@ inline Stated parse(const std::string& text, const std::string& backend) {
   bool defence_for_backend = false;  // `defence[cuda]: ...` wins over `defence: ...`
   const std::regex report_re(R"re(//\s*report:\s*([\w-]+))re");
   const std::regex needs_re(R"re(//\s*needs:\s*(\w+))re");
+  const std::regex limit_re(R"re(//\s*limit:\s*(\d+))re");
   const std::regex absent_re(R"re(//\s*expect(\[(\w+)\])?:\s*absent\s+"([^"]*)")re");
   std::istringstream in(text);
   std::string line;
@@ -99,6 +105,8 @@ inline Stated parse(const std::string& text, const std::string& backend) {
       s.report = m[1].str();
     } else if (std::regex_search(line, m, needs_re)) {
       s.needs.push_back(m[1].str());
+    } else if (std::regex_search(line, m, limit_re)) {
+      s.limit = std::atoi(m[1].str().c_str());
     }
   }
   return s;

@@ -2,6 +2,8 @@
 // and say why, not hang, follow it or grade for nothing. The submission is a correct solution.
 // defence: reports
 // report: fifo
+// Undefended, the grade blocks until the test stops it: 30 s show that as well as the default 120.
+// limit: 30
 // expect: exit 2 "FIFO"
 #include "gpulab/gpu.hpp"
 #include "row_sum.hpp"
