@@ -341,7 +341,8 @@ TEST(performance, coalesced_global_access) {
 TEST(performance, shared_conflicts_hidden_float) {
   check_shared_time<float>(
       "lane x reads column x of a 32-float-wide tile: all 32 words in one bank. Pad each row by one float"
-      " (tile[32][33]) or store element (k, x) at tile[k][x ^ k] (README, \"The ladder\", steps 3 and 4)");
+      " (tile[32][33]) or store each row's elements at columns permuted by an XOR with the row (README, \"The"
+      " ladder\", steps 3 and 4: the lesson asks which XOR)");
 }
 
 TEST(performance, shared_conflicts_hidden_double) {
