@@ -33,6 +33,7 @@
 #                         gtest:grader_idiom_tests:*/01_struct_parameters), its output in the phase's log
 #   grade:NN:FILE         ./gpulab grade NN --submission FILE (report.txt, report.json); the phase's
 #                         directory is DIR/grade:NN:FILE with the file's slashes
+#   tune06:N              lab 06's tile search (sgemm_tune) at N^3 against cuBLAS, raster 8
 #   calibrateNN           ./gpulab calibrate NN (the reference, 3 runs: ratios, and "passes three
 #                         runs in a row")
 #   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
@@ -114,6 +115,8 @@ for phase in "$@"; do
     gtest:*)  # gtest:BINARY:FILTER
       spec="${phase#gtest:}"
       "build/cuda/grader/tests/${spec%%:*}" --gtest_filter="${spec#*:}" > "$dir/$phase/test.log" 2>&1 ;;
+    tune06:*)  # tune06:N: lab 06's tile search at N^3 (solutions/06-sgemm/bench/sgemm_tune.cu)
+      build/cuda/solutions/06-sgemm/sgemm_tune --n "${phase#tune06:}" --rasters 8 > "$dir/$phase/tune.txt" 2>&1 ;;
     calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
     grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/04_swizzled.cu
       spec="${phase#grade:}"; lab="${spec%%:*}"; file="${spec#*:}"; mkdir -p "$dir/$phase"
