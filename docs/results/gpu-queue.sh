@@ -58,6 +58,8 @@
 #   ncu05i                lab 05's density kernels: ncu's instruction/warp-state/occupancy sections and
 #                         the reference's SASS (DIR/ncu05i/density.sass)
 #   probe02|probe03|probe04  docs/results/probes/{aos_soa,transpose,reduce}_variants.cu
+#   probe03s              docs/results/probes/transpose_shapes.cu: lab 03's reference against a copy of the same
+#                         misaligned rows (6151 x 4987), and the doubles' steps three rounds each
 #   probe05:N             docs/results/probes/lab05_probes.cu at N particles (e.g. 8388608: the state
 #                         beyond the L2, where the indirection's scattered reads come from DRAM)
 set -uo pipefail
@@ -215,6 +217,7 @@ for phase in "$@"; do
     probe02) probe probe02 docs/results/probes/aos_soa_variants.cu ;;
     probe03) probe probe03 docs/results/probes/transpose_variants.cu ;;
     probe04) probe probe04 docs/results/probes/reduce_variants.cu ;;
+    probe03s) probe probe03s docs/results/probes/transpose_shapes.cu ;;
     probe05:*)  # probe05:N: lab 05's probes (docs/results/probes/lab05_probes.cu) at N particles
       mkdir -p "$dir/$phase/bin"
       nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/05-particle-reorder -Icommon/include -Igrader/common -o "$dir/$phase/bin/probe" docs/results/probes/lab05_probes.cu \

@@ -96,6 +96,12 @@ void tune_all(Context& ctx) {
   TUNE(128, 128, 16, 64, 64, 16, 8, 2);
   TUNE(128, 128, 8, 32, 128, 8, 16, 2);
   TUNE(128, 128, 8, 128, 32, 16, 8, 2);
+  // The two fastest shapes with BK = 16 (half the barriers per FMA) or with the register cap
+  // lifted (1 block per SM: up to 255 registers without the 2-block bound's spills, if any).
+  TUNE(128, 128, 16, 32, 128, 8, 16, 2);
+  TUNE(128, 128, 8, 32, 128, 8, 16, 1);
+  TUNE(128, 128, 8, 64, 64, 8, 16, 1);
+  TUNE(128, 256, 8, 32, 128, 8, 16, 1);
   // 256 threads, 128 accumulators each, 1 block per SM.
   TUNE(128, 256, 8, 64, 64, 8, 16, 1);
   TUNE(256, 128, 8, 64, 64, 16, 8, 1);
