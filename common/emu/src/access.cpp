@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <type_traits>
 
 #include "internal.hpp"
 
@@ -80,7 +81,11 @@ std::string thread_name(const Worker& w, unsigned linear) {
   return os.str();
 }
 
-void report(Worker& w, int kind, std::uintptr_t ra, const std::string& detail, std::uintptr_t other_ra = 0) {
+/// Records a finding, or counts one more of a finding already recorded (same kind, same access).
+/// `detail` is the message, or a callable that makes it: racy code repeats the same finding
+/// millions of times, and only the first needs its text.
+template <class Detail>
+void report(Worker& w, int kind, std::uintptr_t ra, Detail&& detail, std::uintptr_t other_ra = 0) {
   for (FindingRecord& f : w.findings)
     if (f.kind == kind && f.ra == ra) {
       ++f.count;
@@ -90,7 +95,8 @@ void report(Worker& w, int kind, std::uintptr_t ra, const std::string& detail, s
   f.kind = kind;
   f.ra = ra;
   f.block = w.block_id;
-  f.detail = detail;
+  if constexpr (std::is_invocable_v<Detail>) f.detail = detail();
+  else f.detail = std::forward<Detail>(detail);
   f.other_ra = other_ra;
   f.count = 1;
   f.launch_file = w.launch->file;
@@ -359,8 +365,8 @@ __attribute__((noinline)) void flush_pending_store(Worker& w) {
   bool changed = false;
   for (unsigned i = 0; i < p.size; ++i) changed = changed || ((p.compare >> i & 1u) && now[i] != p.before[i]);
   if (changed)
-    report(w, p.global ? kGlobalRace : kRaceWriteWrite, p.ra, write_write_race(w, *p.thread, p.other, p.global),
-           p.other_ra);
+    report(w, p.global ? kGlobalRace : kRaceWriteWrite, p.ra,
+           [&] { return write_write_race(w, *p.thread, p.other, p.global); }, p.other_ra);
 }
 
 /// Keeps the bytes a store is about to overwrite, so that flush_pending_store can tell, at the
@@ -414,13 +420,13 @@ __attribute__((noinline)) void check_global(Worker& w, Thread& t, std::uintptr_t
       if (g && g->write_epoch == epoch && !g->several && (g->bytes & bytes) &&
           !ordered_in_block(w, t, g->writer, g->writer_sync_epoch)) {
         const bool same_warp = g->writer / static_cast<unsigned>(warpSize) == me / static_cast<unsigned>(warpSize);
-        report(w, kGlobalRace, ra,
-               ids(w, t) + " reads a device-memory word that " + thread_name(w, g->writer) +
-                   " wrote with no __syncthreads between them (read-after-write race: " +
-                   (same_warp ? "on a GPU the lanes of a warp load together, before any of them stores)"
-                              : "on a GPU the warps of a block run at the same time, so the load may come "
-                                "before the store)"),
-               g->writer_ra);
+        report(w, kGlobalRace, ra, [&] {
+                 return ids(w, t) + " reads a device-memory word that " + thread_name(w, g->writer) +
+                        " wrote with no __syncthreads between them (read-after-write race: " +
+                        (same_warp ? "on a GPU the lanes of a warp load together, before any of them stores)"
+                                   : "on a GPU the warps of a block run at the same time, so the load may come "
+                                     "before the store)");
+               }, g->writer_ra);
         return;
       }
       continue;
@@ -480,14 +486,14 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
           same_warp_writer = s.writer;
           same_warp_ra = s.writer_ra;
         } else {
-          report(w, kRaceWriteWrite, ra, write_write_race(w, t, s.writer), s.writer_ra);
+          report(w, kRaceWriteWrite, ra, [&] { return write_write_race(w, t, s.writer); }, s.writer_ra);
         }
       } else if (s.read_epoch == epoch && (s.multi_reader || !ordered(s.reader, s.reader_sync_epoch))) {
-        report(w, kRaceReadWrite, ra,
-               ids(w, t) + " overwrites a shared-memory word that " +
-                   (s.multi_reader ? std::string("other threads") : thread_name(w, s.reader)) +
-                   " read since the last __syncthreads (read-write race: they may see the new value)",
-               s.reader_ra);
+        report(w, kRaceReadWrite, ra, [&] {
+                 return ids(w, t) + " overwrites a shared-memory word that " +
+                        (s.multi_reader ? std::string("other threads") : thread_name(w, s.reader)) +
+                        " read since the last __syncthreads (read-write race: they may see the new value)";
+               }, s.reader_ra);
       }
       s.write_epoch = epoch;
       s.writer = me;
@@ -496,12 +502,12 @@ void check_shared(Worker& w, Thread& t, std::uintptr_t a, unsigned size, bool st
     } else {
       if (s.write_epoch == 0)
         report(w, kUninitShared, ra,
-               ids(w, t) + " reads a shared-memory word that no thread of its block has written");
+               [&] { return ids(w, t) + " reads a shared-memory word that no thread of its block has written"; });
       else if (s.write_epoch == epoch && !ordered(s.writer, s.writer_sync_epoch))
-        report(w, kRaceWriteRead, ra,
-               ids(w, t) + " reads a shared-memory word that " + thread_name(w, s.writer) +
-                   " wrote with no __syncthreads between them (read-after-write race)",
-               s.writer_ra);
+        report(w, kRaceWriteRead, ra, [&] {
+                 return ids(w, t) + " reads a shared-memory word that " + thread_name(w, s.writer) +
+                        " wrote with no __syncthreads between them (read-after-write race)";
+               }, s.writer_ra);
       if (s.read_epoch == epoch && s.reader != me) s.multi_reader = 1;
       else if (s.read_epoch != epoch) s.multi_reader = 0;
       s.read_epoch = epoch;

@@ -12,6 +12,7 @@
 #include "gpulab/grade/compare.hpp"
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
@@ -26,7 +27,7 @@ enum class Values { real, integer };
 std::vector<float> random_matrix(int n, Values kind) {
   auto gen = rng();
   std::vector<float> m(static_cast<std::size_t>(n) * n);
-  std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+  kit::UniformReal<float> real{-1.0f, 1.0f};
   std::uniform_int_distribution<int> integer(-8, 8);
   for (float& x : m) x = kind == Values::real ? real(gen) : static_cast<float>(integer(gen));
   return m;

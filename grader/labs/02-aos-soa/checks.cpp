@@ -37,7 +37,7 @@ constexpr double u = kFloatUnitRoundoff;
 
 std::vector<Particle> random_particles(int n, int set = 0) {
   auto gen = kit::generator(set);
-  auto in = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen); };
+  auto in = [&](float lo, float hi) { return kit::UniformReal<float>{lo, hi}(gen); };
   std::vector<Particle> p(static_cast<std::size_t>(n));
   for (Particle& q : p) {
     q.position = {in(-10, 10), in(-10, 10), in(-10, 10), in(-1, 1)};
@@ -135,7 +135,7 @@ bool check_distances(int n, const std::vector<Particle>& p, const std::vector<fl
 
 float4 random_centre(int set = 0) {
   auto gen = kit::generator(set);
-  std::uniform_real_distribution<float> d(-5, 5);
+  kit::UniformReal<float> d{-5, 5};
   return {d(gen), d(gen), d(gen), NAN};  // c.w must be ignored
 }
 
@@ -179,7 +179,7 @@ void step_reference(const std::vector<Particle>& p, float dt, std::vector<double
 
 float random_dt(int set = 0) {
   auto gen = kit::generator(set);
-  return std::uniform_real_distribution<float>(0.001f, 0.1f)(gen);
+  return kit::UniformReal<float>{0.001f, 0.1f}(gen);
 }
 
 /// to_layout -> step -> from_layout, compared with the reference step of the particles.

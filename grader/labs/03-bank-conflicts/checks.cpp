@@ -50,7 +50,7 @@ void call_transpose(const double* in, double* out, int rows, int cols) { transpo
 template <class T>
 std::vector<T> random_matrix(const Shape& s, int set = 0) {
   auto gen = kit::generator(set);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  kit::UniformReal<double> u{-1.0, 1.0};
   std::vector<T> m(static_cast<std::size_t>(s.rows) * s.cols);
   for (T& x : m) x = static_cast<T>(u(gen));
   return m;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpulab/grade/compare.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "particle_reorder.hpp"
 
 namespace lab05 {
@@ -35,7 +36,7 @@ inline float4 make_float4_host(float x, float y, float z, float w) {
 /// `same_grid`: in that grid instead (other particles in the same box, for calls whose grid argument
 /// must not change).
 inline Problem make_problem(int n, std::mt19937_64 gen, const Grid* same_grid = nullptr) {
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); };
+  auto uniform = [&](double lo, double hi) { return gpulab::grade::kit::UniformReal<double>{lo, hi}(gen); };
   Problem p;
   const float h = static_cast<float>(uniform(0.05, 0.2));
   const double cells = std::max(1.0, n / kParticlesPerCell), side = std::cbrt(cells);
@@ -110,7 +111,7 @@ inline CraftedAxis craft_axis(float h, float inv_h, int cells) {
 /// particles on cell faces on all three axes at once, on the far walls (each axis, and all three),
 /// and at the origin.
 inline CraftedProblem crafted_problem(std::mt19937_64 gen) {
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(gen); };
+  auto uniform = [&](double lo, double hi) { return gpulab::grade::kit::UniformReal<double>{lo, hi}(gen); };
   CraftedProblem out;
   Problem& p = out.problem;
   Grid& g = p.grid;

@@ -16,6 +16,7 @@
 #include "gpulab/grade/compare.hpp"
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/perfmodel.hpp"
 #include "gpulab/grade/timing.hpp"
@@ -39,7 +40,7 @@ std::string describe(const Problem& p) {
 }
 
 std::vector<float> random_values(std::size_t n, std::mt19937_64& gen) {
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  kit::UniformReal<float> d{-1.0f, 1.0f};
   std::vector<float> v(n);
   for (float& x : v) x = d(gen);
   return v;
@@ -181,7 +182,7 @@ TEST(correctness, random_sizes_alpha_beta) {
   std::vector<Problem> ps;
   const int hi = std::string(backend()) == "emu" ? 150 : 400;
   for (int i = 0; i < 3; ++i) {
-    std::uniform_real_distribution<float> coef(-2.0f, 2.0f);
+    kit::UniformReal<float> coef{-2.0f, 2.0f};
     ps.push_back({random_in(gen, 1, hi), random_in(gen, 1, hi), random_in(gen, 1, hi), coef(gen), i == 0 ? 0.0f : coef(gen)});
   }
   check_problems(ps);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <system_error>
@@ -31,6 +32,21 @@ inline std::uint64_t bits_at(std::uint64_t key, std::uint64_t i) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+
+/// Uniform reals in [lo, hi) drawn from a 64-bit engine: the same values, draw for draw, as
+/// libstdc++'s std::uniform_real_distribution<T>(lo, hi) (one draw scaled by 2^-64, then
+/// r * (hi - lo) + lo), without the two logl calls per draw that made it 8x slower (60 ns against
+/// 8 ns a value; 18% of a lab 01 grade on the emulator), and the same with any standard library.
+/// Use it like the distribution: UniformReal<float> d{-1.0f, 1.0f}; x = d(gen);
+template <class T>
+struct UniformReal {
+  T lo, hi;
+  T operator()(std::mt19937_64& gen) const {
+    T r = static_cast<T>(gen() - std::mt19937_64::min()) / static_cast<T>(0x1p64L);
+    if (r >= T(1)) r = std::nextafter(T(1), T(0));  // a 64-bit draw rounded up to 1 in float
+    return r * (hi - lo) + lo;
+  }
+};
 
 /// Elements per chunk of the work on large inputs (generation, sums): fixed, so that results do
 /// not depend on the machine's number of threads.

@@ -14,6 +14,7 @@
 #include "gpulab/grade/compare.hpp"
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/harness.hpp"
+#include "gpulab/grade/inputs.hpp"
 #include "gpulab/grade/kit.hpp"
 #include "gpulab/grade/timing.hpp"
 #include "gpulab/host.hpp"
@@ -27,7 +28,7 @@ using namespace gpulab::grade;
 std::vector<float> random_values(int n, int set = 0) {
   auto gen = rng();
   if (set > 0) gen.seed(gen() + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(set));
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  kit::UniformReal<float> d{-1.0f, 1.0f};  // std::uniform_real_distribution's values, 8x faster
   std::vector<float> v(static_cast<std::size_t>(n));
   for (float& x : v) x = d(gen);
   return v;
