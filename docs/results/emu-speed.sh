@@ -3,17 +3,19 @@
 # 2^22, shuffle reduce 2^22, naive and 16x16-tiled SGEMM 512^3), each as plain C++ loops, as a kernel
 # without instrumentation, traced, traced during a watch, and traced on sampled blocks, in one run of emu_bench on one worker
 # (the emulator's own parallelism over blocks aside: a per-core comparison). Every mode's output is
-# checked against the loops' inside the benchmark. Writes docs/results/emulator-speed.md and its
-# JSON beside it. Takes about three minutes here (the traced SGEMMs are the long ones).
+# checked against the loops' inside the benchmark. Writes docs/results/emulator-speed.md (Google
+# Benchmark's raw JSON goes to a temporary file: the table is what is kept). Takes about three
+# minutes here (the traced SGEMMs are the long ones).
 # Usage (repository root, emu preset built): bash docs/results/emu-speed.sh [OUT_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-$root/docs/results}"
 bench="$root/build/emu/common/emu/tests/emu_bench"
+raw="$(mktemp)"; trap 'rm -f "$raw"' EXIT
 cmake --build "$root/build/emu" --target emu_bench > /dev/null
 GPULAB_EMU_WORKERS=1 "$bench" --benchmark_filter='kernel_speed/' --benchmark_format=json \
-  --benchmark_out="$out/emulator-speed.json" --benchmark_out_format=json > /dev/null
-python3 - "$out/emulator-speed.json" "$out/emulator-speed.md" <<'PY'
+  --benchmark_out="$raw" --benchmark_out_format=json > /dev/null
+python3 - "$raw" "$out/emulator-speed.md" <<'PY'
 import json, sys, platform
 data = json.load(open(sys.argv[1]))
 rows = {}
@@ -36,8 +38,7 @@ with open(sys.argv[2], "w") as f:
     f.write("# The emulator's speed against plain loops\n\n")
     f.write(f"Measured with `bash docs/results/emu-speed.sh` on {ctx.get('num_cpus')} x {ctx.get('mhz_per_cpu')} MHz "
             f"({platform.machine()}), one emulator worker, {ctx.get('date', '')[:10]}. Times are Google Benchmark's "
-            "(real time per run); every mode's output equals the loops' (checked in the benchmark). Raw: "
-            "[emulator-speed.json](emulator-speed.json).\n\n")
+            "(real time per run); every mode's output equals the loops' (checked in the benchmark).\n\n")
     f.write("| kernel | loops (ms) | no checks (ms) | traced (ms) | traced + watched (ms) | sampled (ms) | no checks / loops | traced / no checks | watched / no checks | sampled / no checks |\n")
     f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for kernel, m in rows.items():

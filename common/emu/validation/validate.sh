@@ -3,7 +3,7 @@
 #   1. on a GPU machine:   cmake --preset cuda && cmake --build build/cuda &&
 #                          common/emu/validation/ncu.sh build/cuda ncu.csv
 #   2. here (emu build):   common/emu/validation/validate.sh ncu.csv
-# Prints the table of docs/emulator-metrics.md; exits non-zero if any row differs by over 10%.
+# Prints, per launch and access, the comparison docs/emulator-metrics.md condenses; exits non-zero if any row differs by over 10%.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 ncu_csv="${1:?the ncu csv from common/emu/validation/ncu.sh}"
