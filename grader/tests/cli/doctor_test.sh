@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ./gpulab doctor on a machine without a GPU: it lists the compilers with their versions, the
 # sandbox the grader will use, the GPU (none) and what each back-end lacks; choosing cuda or rocm
-# there is refused at once (exit 2, no build), by doctor and by grade. Skipped (77) on a machine
+# there is refused at once (exit 2, no build), by doctor, by grade and by tune. Skipped (77) on a machine
 # with an NVIDIA or AMD GPU.
 # Usage: grader/tests/cli/doctor_test.sh REPO_ROOT
 set -uo pipefail
@@ -25,5 +25,11 @@ for b in cuda rocm; do
   [[ $rc -eq 2 ]] || fail "grade --backend $b without that GPU: exit $rc, expected 2: $out"
   grep -q "needs what this machine lacks" <<<"$out" || fail "grade --backend $b does not say what is missing: $out"
   (( SECONDS - start < 30 )) || fail "--backend $b took $((SECONDS - start)) s to refuse: it must not build first"
+done
+# Lab 06's tile search needs cuBLAS on a GPU: refused at once on the emulator and without the GPU.
+for b in emu cuda; do
+  out="$(gpulab --backend "$b" tune 2>&1)"; rc=$?
+  [[ $rc -eq 2 ]] || fail "tune --backend $b without a GPU: exit $rc, expected 2: $out"
+  grep -qE "cuBLAS|lacks" <<<"$out" || fail "tune --backend $b does not say why: $out"
 done
 echo "doctor: ok"

@@ -2,7 +2,12 @@
 // times every configuration of sgemm_tiled_kernel.cuh listed below, with several tile orders
 // (raster_rows), at one size (default 4096^3) against cuBLAS in the same run.
 //
-//   sgemm_tune [--n 4096] [--rasters 1,4,8,16,32] [--budget-ms 200] [--min-runs 10]
+//   sgemm_tune [--n 4096] [--rasters 1,4,8,16,32] [--budget-ms 200] [--min-runs 10] [--write FILE]
+//
+// --write FILE (solutions/06-sgemm/sgemm_configs.hpp; `./gpulab tune --write` passes it): the
+// fastest correct configuration becomes the reference's LargeConfig and its raster order the
+// reference's, with a comment naming this GPU and the speed measured (bench/tuned_config.hpp).
+// Rebuild afterwards; SmallConfig (for problems that do not fill the GPU) is left as it is.
 //
 // (run with --n 1024 and --n 2048 too: the reference picks a smaller tile for problems
 // whose 128 x 128 tiles are too few to fill the GPU)
@@ -24,13 +29,16 @@
 #include <string>
 #include <vector>
 
+#include <fstream>
+
 #include "bench_common.hpp"
 #include "sgemm_tiled_kernel.cuh"
+#include "tuned_config.hpp"
 
 namespace {
 
 struct Result {
-  std::string config;
+  std::string config, args;  ///< the name, and the TileConfig's template arguments
   int threads, raster;
   double ms, tflops, percent, error;
   bool ok;
@@ -67,7 +75,11 @@ void tune(const char* name, Context& ctx) {
         sgemm_bench::time_gpu([&] { run(raster); }, *ctx.flusher, ctx.budget_ms, ctx.min_runs,
                               200);
     const double tf = sgemm_bench::tflops(p.M, p.N, p.K, t.median_ms);
-    ctx.results.push_back({name, Cfg::kThreads, raster, t.median_ms, tf,
+    const std::string args = std::to_string(Cfg::BM) + ", " + std::to_string(Cfg::BN) + ", " +
+                             std::to_string(Cfg::BK) + ", " + std::to_string(Cfg::WM) + ", " +
+                             std::to_string(Cfg::WN) + ", " + std::to_string(Cfg::TM) + ", " +
+                             std::to_string(Cfg::TN) + ", " + std::to_string(Cfg::kMinBlocks);
+    ctx.results.push_back({name, args, Cfg::kThreads, raster, t.median_ms, tf,
                            100.0 * tf / ctx.ref_tflops, err.relative, err.ok(1e-4)});
     std::printf("  %-34s %4d thr raster %3d: %8.3f ms %6.2f TFLOP/s %6.1f%%%s\n", name,
                 Cfg::kThreads, raster, t.median_ms, tf, 100.0 * tf / ctx.ref_tflops,
@@ -119,17 +131,45 @@ void tune_all(Context& ctx) {
   TUNE(64, 64, 8, 64, 64, 8, 16, 8);
 }
 
+/// Rewrites `path` (sgemm_configs.hpp) with the fastest correct result (results are sorted).
+bool write_winner(const std::string& path, const std::vector<Result>& results, const std::string& gpu, int n,
+                  double cublas_tflops) {
+  const auto best = std::find_if(results.begin(), results.end(), [](const Result& r) { return r.ok; });
+  if (best == results.end()) {
+    std::fprintf(stderr, "--write: no configuration computed the right result; %s left as it was\n", path.c_str());
+    return false;
+  }
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  char note[256];
+  std::snprintf(note, sizeof note, "%s, %d^3: %.2f TFLOP/s = %.1f%% of cuBLAS's %.2f (%s, raster %d).", gpu.c_str(), n,
+                best->tflops, best->percent, cublas_tflops, best->config.c_str(), best->raster);
+  try {
+    const std::string out = sgemm_tuned::rewrite(text.str(), best->args, best->raster, note);
+    std::ofstream(path) << out;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "--write: %s: %s\n", path.c_str(), e.what());
+    return false;
+  }
+  std::printf("\nwrote %s: LargeConfig = TileConfig<%s>, kRasterRows = %d (%s)\n", path.c_str(), best->args.c_str(),
+              best->raster, note);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int n = 4096, min_runs = 10;
   double budget_ms = 200;
+  std::string write;  // sgemm_configs.hpp to rewrite with the winner, or none
   std::vector<int> rasters = {1, 4, 8, 16, 32};
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--n") n = std::stoi(argv[i + 1]);
     else if (a == "--budget-ms") budget_ms = std::stod(argv[i + 1]);
     else if (a == "--min-runs") min_runs = std::stoi(argv[i + 1]);
+    else if (a == "--write") write = argv[i + 1];
     else if (a == "--rasters") {
       rasters.clear();
       std::stringstream in(argv[i + 1]);
@@ -178,5 +218,6 @@ int main(int argc, char** argv) {
                 r.raster, r.ms, r.tflops, r.percent, r.ok ? "yes" : "WRONG");
     all_ok = all_ok && r.ok;
   }
+  if (!write.empty()) return write_winner(write, ctx.results, dev.name, n, ref) && all_ok ? 0 : 1;
   return all_ok ? 0 : 1;
 }
