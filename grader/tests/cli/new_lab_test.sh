@@ -5,11 +5,7 @@
 set -euo pipefail
 src="$1"
 backend="${2:-emu}"
-# The copy lives in the build folder, under the folder that holds the clone: with ccache installed,
-# ./gpulab hashes paths there relative to the build, so the copy's build reuses the suite's
-# compilations of the same files (./gpulab, compiler_cache_flags).
-mkdir -p "$src/build"
-work="$(mktemp -d "$src/build/new-lab-test.XXXXXX")"
+work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # A copy of the working tree as it is (tracked and new files), made into a fresh repository.
 (cd "$src" && git ls-files -co --exclude-standard -z) | (cd "$src" && xargs -0 cp --parents -t "$work" 2>/dev/null) || true
