@@ -51,6 +51,10 @@ const Case kCases[] = {
     {256, 128, 24, 1.0f, -0.5f, 0},  {128, 256, 16, 1.0f, 0.0f, 1},
     {129, 128, 8, 1.0f, 0.0f, 0},    {128, 128, 12, 1.0f, 0.25f, 0},
     {300, 200, 40, 1.0f, 0.0f, 0},   {257, 385, 33, -2.0f, 0.75f, 0},
+    // Not tile multiples, rows 16-byte aligned: the edge variant's inner blocks take the float4
+    // path (with beta: C read back as float4 too), its last tile row and column the checked one;
+    // then the same shape with the pointers one float off, where every block is checked.
+    {260, 388, 48, -1.0f, 0.5f, 0},  {300, 200, 40, 1.0f, 0.0f, 1},
 };
 
 struct Failure {
