@@ -6,8 +6,9 @@
 //     or not: a block loop of each kernel without warp collectives or calls
 //     (see "block loops" below), phase by phase where it has __syncthreads()
 //     (see "region loops"), and for a barrier-free kernel whose threads each
-//     run a loop, a jam copy that runs 8 threads' loops together (see "thread
-//     jam"; its source is a copy kept at the vectoriser's start);
+//     run a loop, a jam copy that runs 16 threads' loops together (8 or 4 for
+//     a larger inner loop; see "thread jam"; its source is a copy kept at the
+//     vectoriser's start);
 //   * "gpulab-twins", for kernel files built with access tracing
 //     (-fsanitize-coverage=trace-loads,trace-stores; kernel.hpp then defines
 //     the marker gpulab_emu_traced_file).
