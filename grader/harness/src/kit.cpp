@@ -125,6 +125,7 @@ struct Call::State {
   std::size_t guard = kGuard;  ///< guard elements after each output (0: none)
   std::string setup_error;     ///< runner: preparing the inputs/outputs failed (e.g. a lost GPU context)
   Slots* slots = nullptr;      ///< where the inputs and outputs live (null: buffers of the call's own)
+  bool shared = false;         ///< share_across_checks: a later check's same call takes this record
 };
 
 Call::Call(std::string what, bool guard) : s_(std::make_unique<State>()) {
@@ -474,12 +475,38 @@ void read_traced_evidence(const json& ev, Evidence& E) {
   E.output_bytes_written = ev.value("output_bytes_written", std::vector<std::uint64_t>{});
 }
 
+/// Runner: the records of calls shared across checks (Call::share_across_checks), by what makes
+/// two calls the same: the name, each input's name, size and digest, each output's name, size,
+/// element size and bytes before the call, the guard zone. With the check that made each.
+struct SharedCall {
+  std::string check;
+  json event;
+};
+std::map<std::string, SharedCall>& shared_calls() {
+  static std::map<std::string, SharedCall> calls;
+  return calls;
+}
+std::string shared_call_key(const Call::State& s) {
+  std::ostringstream k;
+  k << s.what << '\n' << s.guard;
+  for (const auto& i : s.inputs) k << "\ni " << i.name << ' ' << i.bytes << ' ' << i.hash;
+  for (const auto& o : s.outputs)
+    k << "\no " << o.name << ' ' << o.bytes << ' ' << o.elem << ' ' << content_hash(o.before.data(), o.before.size());
+  return k.str();
+}
+
 /// The call's record: the runner's, made here and sent (the code under test run, or why it was
-/// not), or the judge's replay of it (null when the record lacks it: reported).
+/// not; or an earlier check's record of the same shared call), or the judge's replay of it (null
+/// when the record lacks it: reported).
 const json* call_record(Call::State& s, const std::function<void()>& code_under_test, json& e) {
   const int seq = record::next_seq();
   if (judging()) return record::replay("call", s.what);
-  if (!context_lost().empty()) {
+  const bool shared = s.shared && !s.slots && s.setup_error.empty() && context_lost().empty();
+  const std::string key = shared ? shared_call_key(s) : std::string();
+  const auto earlier = shared ? shared_calls().find(key) : shared_calls().end();
+  if (earlier != shared_calls().end() && earlier->second.check != record::current_check()) {
+    e = earlier->second.event;
+  } else if (!context_lost().empty()) {
     e = {{"type", "call"}, {"what", s.what}, {"error", "not run: the GPU context was lost in " + context_lost()}};
   } else if (!s.setup_error.empty()) {
     e = {{"type", "call"}, {"what", s.what},
@@ -488,6 +515,7 @@ const json* call_record(Call::State& s, const std::function<void()>& code_under_
   } else {
     e = execute(s.what, code_under_test, s.inputs, s.outputs, s.guard);
     if (!e["error"].is_null()) note_if_context_lost(e["error"].get<std::string>());
+    if (shared) shared_calls().emplace(key, SharedCall{record::current_check(), e});
   }
   e["seq"] = seq;
   record::send(e);
@@ -611,6 +639,8 @@ void judge_evidence(Call::State& s, const json& r) {
 }
 
 }  // namespace
+
+void Call::share_across_checks() { s_->shared = true; }
 
 bool Call::run(const std::function<void()>& code_under_test) {
   json e;

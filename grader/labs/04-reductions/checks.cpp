@@ -249,9 +249,14 @@ long long emu_size() { return static_cast<long long>(rubric().number("performanc
 
 /// The measured call at the rubric's size: integer-valued input (checked exactly, like any other
 /// call), its metrics into the report. Returns false (reported) when there is nothing to judge.
+/// The four performance checks judge one call from four angles: its input is drawn once (by the
+/// first of them to run, in the runner and the judge alike) and the call is shared across the
+/// checks (kit::Call::share_across_checks): the emulator traces it once, and each check still
+/// judges every rule of its record.
 bool measured_call(kit::Call& call) {
-  const std::vector<float> x = integer_values(emu_size());
+  static const std::vector<float> x = integer_values(emu_size());
   float got = 0;
+  call.share_across_checks();
   if (!run_reduce(call, x, got)) return false;
   if (defence_enabled("timed-outputs") && !judge(got, x, true, call.what())) return false;
   if (!call.evidence().available) {

@@ -164,6 +164,15 @@ class Call {
   /// inputs read by kernels, no host access to device memory) are judged here too: each
   /// failure fails the running check, and the results are still returned for comparison.
   bool run(const std::function<void()>& code_under_test);
+  /// One call that several checks read (say before run): in a later check, a call with the same
+  /// name, the same input bytes and the same outputs takes the record of the first check's call
+  /// instead of running the code under test again. The runner sends that record once more in
+  /// each such check and the judge replays it there like any other call, so every rule (guard
+  /// zone, inputs unchanged, outputs written by kernels ...) is judged in each check again.
+  /// Within one check calls always run (repeated calls are meant to be repeated). For a measured
+  /// call that several performance checks judge from different angles (lab 04's four): the
+  /// emulator traces it once, as if the checks were one. Not for calls on Slots.
+  void share_across_checks();
   /// The output's elements after the call (without the guard zone).
   template <class T>
   std::vector<T> result(const T* output) const {
