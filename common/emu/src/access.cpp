@@ -44,11 +44,22 @@ struct StaticRanges {
           return 0;
         },
         this);
+    // Sorted by start and merged where they overlap or touch, for contains(): a kernel reading a
+    // library's global (a constant table, say) asks for every such read, and a process maps a
+    // hundred segments or so.
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> merged;
+    for (const auto& r : ranges) {
+      if (!merged.empty() && r.first <= merged.back().second) merged.back().second = std::max(merged.back().second, r.second);
+      else merged.push_back(r);
+    }
+    ranges.swap(merged);
   }
   bool contains(std::uintptr_t a) const {
-    for (const auto& [b, e] : ranges)
-      if (a >= b && a < e) return true;
-    return false;
+    // The last range starting at or before a is the only one that can hold it.
+    auto it = std::upper_bound(ranges.begin(), ranges.end(), a,
+                               [](std::uintptr_t x, const std::pair<std::uintptr_t, std::uintptr_t>& r) { return x < r.first; });
+    return it != ranges.begin() && a < std::prev(it)->second;
   }
 };
 const StaticRanges& static_ranges() {
@@ -590,6 +601,15 @@ __attribute__((noinline)) void static_access(Worker& w, Thread& t, const Launch&
 
 void trace_any(Worker* w, std::uintptr_t a, unsigned size, std::uint8_t flags, std::uintptr_t ra);
 
+/// Whether `a` lies in one of this worker's index built-ins (threadIdx, blockIdx, blockDim, gridDim).
+__attribute__((always_inline)) inline bool index_built_in(std::uintptr_t a) {
+  auto inside = [a](const auto& v) {
+    const auto b = reinterpret_cast<std::uintptr_t>(&v);
+    return a >= b && a < b + sizeof v;
+  };
+  return inside(::threadIdx) || inside(::blockIdx) || inside(::blockDim) || inside(::gridDim);
+}
+
 /// The hook of every traced access. Its usual cases first, inline: an aligned access of the
 /// device allocation the worker's last device access was in, or of the `__shared__` variable its
 /// last shared access was in; trace_any takes the rest.
@@ -624,6 +644,13 @@ __attribute__((always_inline)) inline void trace(const void* p, unsigned size, s
       record(*w, *w->current, a, size, flags | kShared, ra);
       return;
     }
+    // warpSize, read in every trip of a shuffle loop (`offset = warpSize / 2`) and by every
+    // shuffle's default width: the emulator's own variable, never device memory (trace_any would
+    // find it among the libraries' static data, at some cost: 135 million reads in one lab 04 grade).
+    if (p == static_cast<const void*>(&::warpSize) && !(flags & kStore)) return;
+    // The index built-ins (each worker's thread-local threadIdx & co.), read by every thread of a
+    // traced file: never device memory.
+    if (!(flags & kStore) && index_built_in(a)) return;
   }
   trace_any(w, a, size, flags, ra);
 }
@@ -671,12 +698,9 @@ __attribute__((noinline)) void trace_any(Worker* w, std::uintptr_t a, unsigned s
   // The allocations of this worker's last two device accesses first (a kernel reading two arrays
   // alternates between them), then a search of the launch's allocations.
   long index = hinted_allocation(*w, L, a, size);
-  // The index built-ins (never device memory), read in every thread of a traced file.
-  auto inside = [a](const auto& v) {
-    const auto b = reinterpret_cast<std::uintptr_t>(&v);
-    return a >= b && a < b + sizeof v;
-  };
-  const bool built_in = !store && (inside(::threadIdx) || inside(::blockIdx) || inside(::blockDim) || inside(::gridDim));
+  // The index built-ins (never device memory), read in every thread of a traced file (an unaligned
+  // read of one comes here).
+  const bool built_in = !store && index_built_in(a);
   if (index < 0) {
     if (built_in) return;
     if ((index = find_device(L, a, size)) >= 0) {
