@@ -32,14 +32,14 @@ for f in "$root/docs/examples/transpose.cu" "$root/common/emu/tests/cuda-corpus/
   # streams_two.cu's scale_shift has no barrier, warp collective or call: a block loop where the
   # twin pass is built (common/emu/passes/twin_pass.cpp); its output was compared above.
   # matmul_tiled.cu's kernel has __syncthreads: its block loop runs phase by phase.
-  if [[ ("$f" == */streams_two.cu || "$f" == */matmul_tiled.cu) && -f "$build/common/emu/passeslibgpulab_twin_pass.so" ]]; then
+  if [[ ("$f" == */streams_two.cu || "$f" == */matmul_tiled.cu) && -f "$build/common/emu/passes/libgpulab_twin_pass.so" ]]; then
     grep -qE "block loops: [1-9][0-9]* of [0-9]+ blocks ran as loops over their threads" "$tmp/plain.txt" \
       || fail "$(basename "$f"): no block ran as a block loop without checks: $(tail -8 "$tmp/plain.txt")"
     echo "ok: $(basename "$f"): block loops ran, with the same output"
   fi
   # matvec_cache_hints.cu's row kernel loops over a row in each thread: its jam copy runs
   # several threads' loops together (its matrix, vector and output in different allocations).
-  if [[ "$f" == */matvec_cache_hints.cu && -f "$build/common/emu/passeslibgpulab_twin_pass.so" ]]; then
+  if [[ "$f" == */matvec_cache_hints.cu && -f "$build/common/emu/passes/libgpulab_twin_pass.so" ]]; then
     grep -qE "jam copies: [1-9][0-9]* blocks ran threads' inner loops side by side" "$tmp/plain.txt" \
       || fail "$(basename "$f"): no block ran its jam copy without checks: $(tail -8 "$tmp/plain.txt")"
     echo "ok: $(basename "$f"): jam copies ran, with the same output"
@@ -51,7 +51,7 @@ grep -q "returned while 16 thread(s) of its block wait at __syncthreads .*exit_a
   || fail "the barrier fault was not reported without checks: $(cat "$tmp/barrier.txt")"
 grep -q "sync: unspecified launch failure" "$tmp/barrier.txt" || fail "the program did not get the launch failure"
 echo "ok: a barrier fault is reported without checks"
-if [[ -f "$build/common/emu/passeslibgpulab_twin_pass.so" ]]; then
+if [[ -f "$build/common/emu/passes/libgpulab_twin_pass.so" ]]; then
   GPULAB_EMU_BLOCK_LOOPS=0 run --no-checks "$root/grader/tests/cli/run/exit_at_barrier.cu" > "$tmp/barrier-fibers.txt" 2>&1
   grep -qE "block loops: [1-9]" "$tmp/barrier.txt" || fail "exit_at_barrier.cu did not run as a block loop: $(cat "$tmp/barrier.txt")"
   cmp -s <(grep "exit-at-barrier" "$tmp/barrier.txt") <(grep "exit-at-barrier" "$tmp/barrier-fibers.txt") ||
