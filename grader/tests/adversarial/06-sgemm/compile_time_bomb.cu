@@ -2,7 +2,7 @@
 // recursion depth only 40, so no depth limit stops it): the build must stop at the time limit
 // with a message, and the grader must go on to report.
 // defence: none (the build time limit holds in every isolation mode)
-// options: --timeout 20
+// options: --timeout 10
 // expect: lab fail
 // expect: correctness fail "did not finish within"
 #include "gpulab/gpu.hpp"
