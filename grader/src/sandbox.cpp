@@ -51,6 +51,13 @@ bool is_dir(const std::string& p) {
   return fs::is_directory(p, ec);
 }
 
+/// The system's separate debug files (Debian's *-dbg packages; valgrind pulls in libc's): hidden
+/// (an empty tmpfs) from what runs inside. The emulator's symbolizer (libbacktrace) reads the debug
+/// information of every library of the process when it first names a line, and libc's compressed
+/// DWARF cost each runner about 0.15 s of CPU (lab 01's stub graded in 1.5 s with it, 1.2 s
+/// without); findings and metrics name lines of the code under test, never of the C library.
+constexpr const char* kSystemDebugDir = "/usr/lib/debug";
+
 std::vector<std::string> expand_devices(const std::vector<std::string>& patterns) {
   std::vector<std::string> nodes;
   for (const auto& pattern : patterns) {
@@ -104,6 +111,7 @@ detail::ChildPlan bwrap_plan(const std::string& bwrap, const std::vector<std::st
     else if (fs::is_directory(dir, ec))
       a.insert(a.end(), {"--ro-bind", dir, dir});
   }
+  if (is_dir(kSystemDebugDir)) a.insert(a.end(), {"--tmpfs", kSystemDebugDir});
   // GPU runtimes read the PCI and NUMA topology from /sys; nothing else needs it.
   if (!spec.devices.empty() && exists("/sys")) a.insert(a.end(), {"--ro-bind", "/sys", "/sys"});
   a.insert(a.end(), {"--proc", "/proc", "--dev", "/dev"});
@@ -173,6 +181,7 @@ std::string unshare_script(const UnshareTools& t, const SandboxSpec& spec, bool 
     };
     for (const auto& p : spec.read_only) rebind_from_tmp(real(p));
     for (const auto& p : writable) rebind_from_tmp(p);
+    if (is_dir(kSystemDebugDir)) s += M + " -t tmpfs -o mode=755,nosuid,nodev gpulab-nodebug " + kSystemDebugDir + "\n";
     s += M + " -t tmpfs -o mode=755,nosuid gpulab-dev /dev\n";
     s += quote(t.mkdir) + " /dev/shm\n" + M + " -t tmpfs -o mode=1777,nosuid,nodev gpulab-shm /dev/shm\n";
     for (const char* l : {"fd:/proc/self/fd", "stdin:/proc/self/fd/0", "stdout:/proc/self/fd/1", "stderr:/proc/self/fd/2"}) {

@@ -266,6 +266,16 @@ TEST_P(Sandbox, TheReadOnlyTreeCannotBeRemountedWritable) {
   EXPECT_NE(sh("grep CapEff /proc/self/status").output.find("0000000000000000"), std::string::npos);
 }
 
+TEST_P(Sandbox, SystemDebugFilesAreHidden) {
+  // Debian's separate debug files (libc's, which valgrind pulls in): an empty directory inside.
+  if (!isolation_info(GetParam()).read_only_tree) GTEST_SKIP() << "no mount namespace of its own in this mode";
+  std::error_code ec;
+  if (!fs::is_directory("/usr/lib/debug", ec)) GTEST_SKIP() << "no /usr/lib/debug on this machine";
+  const ProcessResult r = sh("ls -A /usr/lib/debug | wc -l");
+  EXPECT_TRUE(r.ok()) << r.output;
+  EXPECT_EQ(r.output, "0\n");
+}
+
 TEST_P(Sandbox, WorkdirIsTheCurrentDirectory) {
   spec.workdir = writable.string();
   const ProcessResult r = sh("pwd");
