@@ -60,6 +60,9 @@
 #   probe02|probe03|probe04  docs/results/probes/{aos_soa,transpose,reduce}_variants.cu
 #   probe03s              docs/results/probes/transpose_shapes.cu: lab 03's reference against a copy of the same
 #                         misaligned rows (6151 x 4987), and the doubles' steps three rounds each
+#   probe06p              docs/results/probes/sgemm_pipeline.cu: lab 06's SGEMM as a cp.async pipeline (2-4
+#                         stages, transposed A tile, fragment double buffering), tile variants against
+#                         cuBLAS at 2048^3, 4096^3 and 4000^3, three rounds (links cuBLAS; ptxas -v in build.log)
 #   probe05:N             docs/results/probes/lab05_probes.cu at N particles (e.g. 8388608: the state
 #                         beyond the L2, where the indirection's scattered reads come from DRAM)
 set -uo pipefail
@@ -75,10 +78,10 @@ tar -C "$repo" --exclude=./build --exclude=./out -cf - . | tar -C "$dir/src" -xf
 cd "$dir/src" || exit 2
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv > "$dir/gpu.csv" 2>&1
 
-probe() {  # probe NAME SOURCE: build and run a probe, TSV out
-  local name="$1" src="$2"
+probe() {  # probe NAME SOURCE [NVCC_ARGS...]: build and run a probe, TSV out (extra args, e.g. -lcublas, go to nvcc)
+  local name="$1" src="$2"; shift 2
   mkdir -p "$dir/$name/bin"
-  nvcc -O3 -std=c++17 -arch=sm_90 "$src" -o "$dir/$name/bin/probe" > "$dir/$name/build.log" 2>&1 &&
+  nvcc -O3 -std=c++17 -arch=sm_90 "$src" "$@" -o "$dir/$name/bin/probe" > "$dir/$name/build.log" 2>&1 &&
     timeout 300 "$dir/$name/bin/probe" > "$dir/$name/$(basename "$src" .cu).tsv" 2>&1
 }
 
@@ -218,6 +221,7 @@ for phase in "$@"; do
     probe03) probe probe03 docs/results/probes/transpose_variants.cu ;;
     probe04) probe probe04 docs/results/probes/reduce_variants.cu ;;
     probe03s) probe probe03s docs/results/probes/transpose_shapes.cu ;;
+    probe06p) probe probe06p docs/results/probes/sgemm_pipeline.cu -Xptxas -v -lcublas ;;  # registers/spills in build.log
     probe05:*)  # probe05:N: lab 05's probes (docs/results/probes/lab05_probes.cu) at N particles
       mkdir -p "$dir/$phase/bin"
       nvcc -O3 -std=c++17 -arch=sm_90 -Ilabs/05-particle-reorder -Icommon/include -Igrader/common -o "$dir/$phase/bin/probe" docs/results/probes/lab05_probes.cu \
