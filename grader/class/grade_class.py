@@ -116,7 +116,8 @@ class Progress:
 # limit) stops them too, so that nothing keeps writing into the output folder; their hand-ins have
 # no report and the next run grades them.
 RUNNING = set()
-RUNNING_LOCK = threading.Lock()
+RUNNING_LOCK = threading.Lock()  # held by a worker across the start of a grader and its adding here
+STOPPING = False
 
 
 def stop(p):
@@ -128,8 +129,14 @@ def stop(p):
 
 def on_stop_signal(signum, _frame):
     # Runs in the main thread between two of its bytecodes, which may be inside a lock or a
-    # buffered write: so no lock and no buffered I/O here (a copy of the set may race a worker's
-    # add or discard: try again).
+    # buffered write: so no buffered I/O here. RUNNING_LOCK is only ever taken by the workers: a
+    # worker starting a grader holds it until the grader is in RUNNING, so waiting for it here
+    # means no grader starts unseen after the stop (under load, a grader started in that window
+    # outlived the class run). Then no worker starts another.
+    global STOPPING
+    RUNNING_LOCK.acquire(timeout=10)
+    STOPPING = True
+    # A copy of the set may still race a worker's discard: try again.
     for _ in range(100):
         try:
             running = list(RUNNING)
@@ -174,8 +181,10 @@ def grade_one(args, entry, student, lab):
     if args.lab_timeout:
         cmd += ["--timeout", str(args.lab_timeout)]
     t = time.monotonic()
-    p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     with RUNNING_LOCK:
+        if STOPPING:
+            return False, 0.0
+        p = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
         RUNNING.add(p)
     try:
         out, _ = p.communicate(timeout=args.timeout)
