@@ -34,6 +34,9 @@
 #   grade:NN:FILE         ./gpulab grade NN --submission FILE (report.txt, report.json); the phase's
 #                         directory is DIR/grade:NN:FILE with the file's slashes
 #   tune06:N              lab 06's tile search (sgemm_tune) at N^3 against cuBLAS, raster 8
+#   ladder06:N,M,...      lab 06's sgemm_steps_test (every step and reference variant on awkward sizes),
+#                         then its ladder, steps 09 and 10 (the reference), at those sizes cubed against
+#                         cuBLAS, three runs in a row (DIR/PHASE/steps_test.txt, runN.txt)
 #   calibrateNN           ./gpulab calibrate NN (the reference, 3 runs: ratios, and "passes three
 #                         runs in a row")
 #   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
@@ -122,6 +125,12 @@ for phase in "$@"; do
       "build/cuda/grader/tests/${spec%%:*}" --gtest_filter="${spec#*:}" > "$dir/$phase/test.log" 2>&1 ;;
     tune06:*)  # tune06:N: lab 06's tile search at N^3 (solutions/06-sgemm/bench/sgemm_tune.cu)
       build/cuda/solutions/06-sgemm/sgemm_tune --n "${phase#tune06:}" --rasters 8 > "$dir/$phase/tune.txt" 2>&1 ;;
+    ladder06:*)  # ladder06:2048,4000,4096: correctness, then steps 09-10 against cuBLAS, three runs
+      build/cuda/solutions/06-sgemm/sgemm_steps_test > "$dir/$phase/steps_test.txt" 2>&1 &&
+      for run in 1 2 3; do
+        build/cuda/solutions/06-sgemm/sgemm_ladder --steps 9,10 --sizes "${phase#ladder06:}" \
+          > "$dir/$phase/run$run.txt" 2>&1 || break
+      done ;;
     calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
     grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/04_swizzled.cu
       spec="${phase#grade:}"; lab="${spec%%:*}"; file="${spec#*:}"; mkdir -p "$dir/$phase"

@@ -2,7 +2,7 @@
 // labs/06-sgemm/sgemm.hpp).
 //
 // The kernel is sgemm_tiled_kernel.cuh (warp-tiled, double-buffered, transposed A tile,
-// float4 loads; an edge variant for other sizes), with the tile shapes of sgemm_configs.hpp:
+// float4 loads; bounds-checked variants for other sizes), with the tile shapes of sgemm_configs.hpp:
 // a large one for problems that fill the GPU, a small one for those that do not.
 #include "gpulab/gpu.hpp"
 #include "gpulab/host.hpp"

@@ -3,10 +3,11 @@
 // the reference (sgemm.cu) can use the one that won on the H200.
 //
 // It is step 09 of the ladder (steps/09_warp_tiling.cu) with every size a parameter, plus:
-//   * an edge variant (kEdge = true): bounds-checked scalar loads that fill the tile with
-//     zeros outside the matrix, and guarded stores, for sizes that are not tile multiples or
-//     pointers that are not 16-byte aligned; its blocks inside the matrix take the float4 path
-//     when the rows are 16-byte aligned. Same arithmetic, so the same results;
+//   * two checked variants for sizes that are not tile multiples, both filling the tile with
+//     zeros outside the matrix and guarding their stores (same arithmetic, so the same results):
+//     when every row of A, B and C starts 16-byte aligned (K and N multiples of 4, aligned
+//     pointers) each float4 is wholly inside the matrix or wholly outside, so the loads and
+//     stores stay float4s, each under one predicate; otherwise scalar loads, each checked;
 //   * a grouped tile order: consecutive blocks walk down `raster_rows` tile rows before moving
 //     one tile column right, so that the blocks resident at one time share A and B panels in
 //     the L2 cache (a runtime argument, tuned with the tile shape; on the H200 it moved the
@@ -72,16 +73,24 @@ __device__ inline void tile_of_block(int block, int tiles_m, int tiles_n, int ra
   tile_n = in_band / rows;
 }
 
+/// How a variant of sgemm_tiled checks the bounds of the matrices.
+enum class Bounds {
+  kNone,       ///< no checks: M, N, K tile multiples, 16-byte aligned pointers
+  kPerFloat4,  ///< K and N multiples of 4, aligned pointers: one predicate per float4
+  kPerElement  ///< any size and alignment: one check per element, scalar loads and stores
+};
+
 /// C = alpha * A * B + beta * C on the tiles of Cfg. Grid: one block per tile (1-D, ordered
-/// by tile_of_block); block: Cfg::kThreads threads. kEdge = false needs M % BM == N % BN ==
-/// K % BK == 0 and 16-byte aligned pointers; kEdge = true works for any size and alignment.
-template <class Cfg, bool kEdge>
+/// by tile_of_block); block: Cfg::kThreads threads. kBounds says what the problem must meet
+/// (see Bounds; bounds_for picks the variant).
+template <class Cfg, Bounds kBounds>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     sgemm_tiled(int M, int N, int K, float alpha, const float* __restrict__ A,
                 const float* __restrict__ B, float beta, float* __restrict__ C,
                 int raster_rows) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
   constexpr int kThreads = Cfg::kThreads;
+  constexpr bool kVector = kBounds != Bounds::kPerElement;  // float4 loads and stores
   __align__(16) __shared__ float As[2][BK][Cfg::kLdA];  // A tile, transposed: As[k][m]
   __align__(16) __shared__ float Bs[2][BK][BN];         // B tile as in memory: Bs[k][n]
 
@@ -89,15 +98,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   int tile_m, tile_n;
   tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, raster_rows, tile_m, tile_n);
   const int block_row = tile_m * BM, block_col = tile_n * BN;
-  // In the edge variant, a block whose tile lies wholly inside C takes the fast path's float4
-  // loads and stores when every row of A, B and C starts 16-byte aligned (K a multiple of BK, N of
-  // 4, aligned pointers): only the last tile row and column pay for the bounds checks (4000^3 on
-  // the H200: 60% of cuBLAS with every block checked).
-  const bool fast =
-      !kEdge || (K % BK == 0 && N % 4 == 0 &&
-                 ((reinterpret_cast<unsigned long long>(A) | reinterpret_cast<unsigned long long>(B) |
-                   reinterpret_cast<unsigned long long>(C)) & 15) == 0 &&
-                 block_row + BM <= M && block_col + BN <= N);
 
   const int t = static_cast<int>(threadIdx.x);
   const int group = t / kGroup, lane = t % kGroup;
@@ -137,11 +137,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     for (int s = 0; s < Cfg::kLoadsA; ++s) {
       if (!Cfg::kEvenA && t + s * kThreads >= Cfg::kFloat4sA) continue;
       const float* p = a_src[s] + k0;
-      if (fast) {
+      const bool in_row = block_row + a_row[s] < M;
+      const int k = k0 + a_k[s];
+      if (kBounds == Bounds::kNone) {
         a_stage[s] = *reinterpret_cast<const float4*>(p);
-      } else {  // zeros outside the matrix; scalar loads, so any K and alignment work
-        const bool in_row = block_row + a_row[s] < M;
-        const int k = k0 + a_k[s];
+      } else if (kVector) {  // K % 4 == 0: k < K means all of k..k+3 are
+        a_stage[s] = in_row && k < K ? *reinterpret_cast<const float4*>(p)
+                                     : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      } else {  // scalar loads, so any K and alignment work
         a_stage[s].x = in_row && k + 0 < K ? p[0] : 0.0f;
         a_stage[s].y = in_row && k + 1 < K ? p[1] : 0.0f;
         a_stage[s].z = in_row && k + 2 < K ? p[2] : 0.0f;
@@ -152,11 +155,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     for (int s = 0; s < Cfg::kLoadsB; ++s) {
       if (!Cfg::kEvenB && t + s * kThreads >= Cfg::kFloat4sB) continue;
       const float* p = b_src[s] + static_cast<std::size_t>(k0) * N;
-      if (fast) {
+      const bool in_k = k0 + b_row[s] < K;
+      const int n = block_col + b_col[s];
+      if (kBounds == Bounds::kNone) {
         b_stage[s] = *reinterpret_cast<const float4*>(p);
+      } else if (kVector) {  // N % 4 == 0: n < N means all of n..n+3 are
+        b_stage[s] = in_k && n < N ? *reinterpret_cast<const float4*>(p)
+                                   : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
       } else {
-        const bool in_k = k0 + b_row[s] < K;
-        const int n = block_col + b_col[s];
         b_stage[s].x = in_k && n + 0 < N ? p[0] : 0.0f;
         b_stage[s].y = in_k && n + 1 < N ? p[1] : 0.0f;
         b_stage[s].z = in_k && n + 2 < N ? p[2] : 0.0f;
@@ -228,7 +234,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     for (int j = 0; j < TN; j += 4) {
       const int col = block_col + col0 + (j / 4) * Cfg::kStepN;
       float* c = C + static_cast<std::size_t>(row) * N + col;
-      if (fast) {
+      if (kVector) {
+        // N % 4 == 0 in kPerFloat4: col < N means all of col..col+3 are
+        if (kBounds == Bounds::kPerFloat4 && (row >= M || col >= N)) continue;
         float4 out = make_float4(alpha * acc[i][j], alpha * acc[i][j + 1],
                                  alpha * acc[i][j + 2], alpha * acc[i][j + 3]);
         if (beta != 0.0f) {
@@ -247,26 +255,31 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   }
 }
 
-/// True when the fast (unchecked, float4) variant of Cfg may run on this problem.
+/// The variant of sgemm_tiled<Cfg, ...> this problem needs: no checks when it is made of whole
+/// tiles, float4 checks when its rows start 16-byte aligned, else element checks.
 template <class Cfg>
-inline bool fits_fast_path(int M, int N, int K, const float* A, const float* B, const float* C) {
-  auto aligned = [](const void* p) { return (reinterpret_cast<unsigned long long>(p) & 15) == 0; };
-  return M % Cfg::BM == 0 && N % Cfg::BN == 0 && K % Cfg::BK == 0 && aligned(A) &&
-         aligned(B) && aligned(C);
+inline Bounds bounds_for(int M, int N, int K, const float* A, const float* B, const float* C) {
+  const bool aligned = ((reinterpret_cast<unsigned long long>(A) |
+                         reinterpret_cast<unsigned long long>(B) |
+                         reinterpret_cast<unsigned long long>(C)) & 15) == 0;
+  if (!aligned || K % 4 != 0 || N % 4 != 0) return Bounds::kPerElement;
+  if (M % Cfg::BM == 0 && N % Cfg::BN == 0 && K % Cfg::BK == 0) return Bounds::kNone;
+  return Bounds::kPerFloat4;
 }
 
-/// Launches sgemm_tiled<Cfg, ...> for any problem: the fast variant when it fits, else the
-/// edge variant. Does not synchronise.
+/// Launches the variant of sgemm_tiled<Cfg, ...> that bounds_for picks. Does not synchronise.
 template <class Cfg>
 void launch_tiled(int M, int N, int K, float alpha, const float* A, const float* B, float beta,
                   float* C, int raster_rows) {
   const int tiles = ((M + Cfg::BM - 1) / Cfg::BM) * ((N + Cfg::BN - 1) / Cfg::BN);
-  if (fits_fast_path<Cfg>(M, N, K, A, B, C))
-    gpulab::launch(sgemm_tiled<Cfg, false>, tiles, Cfg::kThreads, 0, M, N, K, alpha, A, B, beta,
-                   C, raster_rows);
-  else
-    gpulab::launch(sgemm_tiled<Cfg, true>, tiles, Cfg::kThreads, 0, M, N, K, alpha, A, B, beta,
-                   C, raster_rows);
+  auto go = [&](auto kernel) {
+    gpulab::launch(kernel, tiles, Cfg::kThreads, 0, M, N, K, alpha, A, B, beta, C, raster_rows);
+  };
+  switch (bounds_for<Cfg>(M, N, K, A, B, C)) {
+    case Bounds::kNone: go(sgemm_tiled<Cfg, Bounds::kNone>); break;
+    case Bounds::kPerFloat4: go(sgemm_tiled<Cfg, Bounds::kPerFloat4>); break;
+    case Bounds::kPerElement: go(sgemm_tiled<Cfg, Bounds::kPerElement>); break;
+  }
 }
 
 }  // namespace sgemm_ref

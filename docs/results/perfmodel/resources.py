@@ -35,8 +35,8 @@ STEPS = [
     ("07", "steps/07_transposed_a.cu", r"transposed_a_kernel"),
     ("08", "steps/08_double_buffer.cu", r"double_buffer_kernel"),
     ("09", "steps/09_warp_tiling.cu", r"warp_tiling_kernel"),
-    ("10", "sgemm.cu", r"sgemm_tiled<sgemm_ref::TileConfig<128, 128, .*>, false>"),
-    ("10s", "sgemm.cu", r"sgemm_tiled<sgemm_ref::TileConfig<64, 64, .*>, false>"),
+    ("10", "sgemm.cu", r"sgemm_tiled<sgemm_ref::TileConfig<128, 128, .*>, \(sgemm_ref::Bounds\)0>"),
+    ("10s", "sgemm.cu", r"sgemm_tiled<sgemm_ref::TileConfig<64, 64, .*>, \(sgemm_ref::Bounds\)0>"),
 ]
 
 

@@ -58,10 +58,11 @@ void tune(const char* name, Context& ctx) {
   sgemm_bench::Problem& p = *ctx.p;
   auto run = [&](int raster) {
     const int tiles = (p.M / Cfg::BM) * (p.N / Cfg::BN);
-    gpulab::launch(sgemm_ref::sgemm_tiled<Cfg, false>, tiles, Cfg::kThreads, 0, p.M, p.N, p.K,
-                   1.0f, p.A.data(), p.B.data(), 0.0f, p.C.data(), raster);
+    gpulab::launch(sgemm_ref::sgemm_tiled<Cfg, sgemm_ref::Bounds::kNone>, tiles, Cfg::kThreads, 0,
+                   p.M, p.N, p.K, 1.0f, p.A.data(), p.B.data(), 0.0f, p.C.data(), raster);
   };
-  if (!sgemm_ref::fits_fast_path<Cfg>(p.M, p.N, p.K, p.A.data(), p.B.data(), p.C.data())) {
+  if (sgemm_ref::bounds_for<Cfg>(p.M, p.N, p.K, p.A.data(), p.B.data(), p.C.data()) !=
+      sgemm_ref::Bounds::kNone) {
     std::printf("  %-34s skipped: %d is not a multiple of its tiles\n", name, p.M);
     return;
   }

@@ -51,10 +51,13 @@ const Case kCases[] = {
     {256, 128, 24, 1.0f, -0.5f, 0},  {128, 256, 16, 1.0f, 0.0f, 1},
     {129, 128, 8, 1.0f, 0.0f, 0},    {128, 128, 12, 1.0f, 0.25f, 0},
     {300, 200, 40, 1.0f, 0.0f, 0},   {257, 385, 33, -2.0f, 0.75f, 0},
-    // Not tile multiples, rows 16-byte aligned: the edge variant's inner blocks take the float4
-    // path (with beta: C read back as float4 too), its last tile row and column the checked one;
-    // then the same shape with the pointers one float off, where every block is checked.
+    // Not tile multiples, rows 16-byte aligned: the float4-checked variant (with beta: C read
+    // back as float4 too); K a multiple of 4 but not of the tile's 8 (a partial last K tile);
+    // then shapes with the pointers one float off, or N not a multiple of 4, where every
+    // element is checked.
     {260, 388, 48, -1.0f, 0.5f, 0},  {300, 200, 40, 1.0f, 0.0f, 1},
+    {131, 132, 44, 1.0f, 0.0f, 0},   {131, 132, 44, 0.5f, -1.0f, 0},
+    {4, 8, 4, 1.0f, 0.0f, 0},        {132, 130, 44, 1.0f, 0.0f, 0},
 };
 
 struct Failure {
