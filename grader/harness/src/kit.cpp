@@ -1034,7 +1034,8 @@ void explain_copy_prediction(std::ostream& os, const Call& call, double useful_b
 }  // namespace
 
 double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, const GpuScale& scale,
-                                        double min, const std::string& hint, const std::string& gpu) {
+                                        double min, const std::string& hint, const std::string& gpu,
+                                        double least_bytes) {
   const Evidence& e = call.evidence();
   if (!e.available) {
     not_measured("this emulator build has no memory-access tracing (build the emu preset with clang++)");
@@ -1048,8 +1049,10 @@ double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, d
     ADD_FAILURE() << call.what() << ": no prediction: " << (p.available ? unusable : p.why);
     return 0;
   }
-  // The bytes the call needs cross the DRAM at least once in the time predicted.
-  if (refuse_implausible(call.what(), *g, 0, p.fraction * g->copy_bytes_per_s)) return 0;
+  // The least bytes any correct implementation moves cross the DRAM at least once in the time
+  // predicted (p.fraction * copy rate is useful_bytes per predicted second).
+  const double least = least_bytes > 0 ? least_bytes : useful_bytes;
+  if (refuse_implausible(call.what(), *g, 0, p.fraction * g->copy_bytes_per_s * least / useful_bytes)) return 0;
   double fraction = std::min(p.fraction, 1.0);
   std::string bound = p.bound;
   const ReadPrediction read = predict_read_bandwidth(call, gpu, &scale);

@@ -438,12 +438,16 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu, 
 ///   touched, the L2 taking their store requests, the SM pipes);
 /// - the bytes in flight (predict_read_bandwidth at the GPU grade's size, `scale`): `read_bytes`
 ///   at that bandwidth; not graded where nvcc is missing (said so).
-/// `useful_bytes`: what the call must move (the GPU grade's bytes), `min`: the GPU grade's
-/// threshold. Records the fraction and fails below `min` with the evidence (the bound, the bytes
-/// touched and moved, the hottest load or store, the bytes in flight) and `hint` (bound by the
-/// bytes in flight: a hint about those). Returns the fraction (0: not measured).
+/// `useful_bytes`: the bytes the fraction is counted on (the GPU grade's bytes), `min`: the GPU
+/// grade's threshold. Records the fraction and fails below `min` with the evidence (the bound, the
+/// bytes touched and moved, the hottest load or store, the bytes in flight) and `hint` (bound by
+/// the bytes in flight: a hint about those). A prediction that moves `least_bytes` (the least any
+/// correct implementation moves; 0: `useful_bytes`) faster than the GPU's DRAM is refused
+/// (refuse_implausible): a layout that skips bytes the GPU grade counts (a field's unused lane)
+/// is faster than the nominal bytes allow, not implausible. Returns the fraction (0: not measured).
 double judge_predicted_fraction_of_copy(const Call& call, double useful_bytes, double read_bytes, const GpuScale& scale,
-                                        double min, const std::string& hint, const std::string& gpu = "H200");
+                                        double min, const std::string& hint, const std::string& gpu = "H200",
+                                        double least_bytes = 0);
 
 /// The metrics row with the most sectors/wavefronts among the global loads (nullptr if none).
 const MetricRow* hottest_global_load(const Call& call);
