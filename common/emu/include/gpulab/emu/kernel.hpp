@@ -166,6 +166,84 @@ inline int __all_sync(unsigned long long mask, int pred, const char* file = __bu
       gpulab::emu::warp_collective(gpulab::emu::WarpOp::all, mask, pred != 0, -1, file, line));
 }
 
+// ---- match and reduce (sm_70 / sm_80 warp functions), built on the collectives above --------
+// Every lane of `mask` must call them, as on the GPU (the shuffles and ballots they are made of
+// check it). Values compare bit for bit, as the hardware's match does.
+template <class T>
+unsigned long long __match_any_sync(unsigned long long mask, T value, const char* file = __builtin_FILE(),
+                                    int line = __builtin_LINE()) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_any_sync compares 4- or 8-byte values");
+  const std::uint64_t mine = gpulab::emu::to_bits(value);
+  // One group per distinct value: its lowest lane not yet grouped shows its value to the others;
+  // `left` is the same on every lane (ballots), so every lane makes the same trips.
+  unsigned long long left = mask, group = 0;
+  while (left != 0) {
+    const int leader = __builtin_ctzll(left);
+    const std::uint64_t v = __shfl_sync(mask, mine, leader, warpSize, file, line);
+    const unsigned long long same = __ballot_sync(mask, mine == v, file, line);
+    if (mine == v) group = same;
+    left &= ~same;
+    if ((same >> leader & 1ull) == 0) break;  // the leader did not take part: the ballot faulted
+  }
+  return group;
+}
+template <class T>
+unsigned long long __match_all_sync(unsigned long long mask, T value, int* pred, const char* file = __builtin_FILE(),
+                                    int line = __builtin_LINE()) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_all_sync compares 4- or 8-byte values");
+  const std::uint64_t mine = gpulab::emu::to_bits(value);
+  const int first = mask != 0 ? __builtin_ctzll(mask) : 0;
+  const std::uint64_t v = __shfl_sync(mask, mine, first, warpSize, file, line);
+  const int all = __all_sync(mask, mine == v, file, line);
+  *pred = all;
+  return all ? mask : 0ull;
+}
+namespace gpulab::emu {
+/// __reduce_*_sync: the lanes of `mask` combined by `op`; a butterfly of shuffles when `mask` is
+/// the whole warp, else one shuffle per lane of `mask`.
+template <class T, class Op>
+T warp_reduce(unsigned long long mask, T value, Op op, const char* file, int line) {
+  const unsigned long long whole = warpSize >= 64 ? ~0ull : (1ull << warpSize) - 1ull;
+  if (mask == whole) {
+    for (int d = warpSize / 2; d > 0; d /= 2) value = op(value, __shfl_xor_sync(mask, value, d, warpSize, file, line));
+    return value;
+  }
+  T out{};
+  bool first = true;
+  for (unsigned long long left = mask; left != 0; left &= left - 1) {
+    const T v = __shfl_sync(mask, value, __builtin_ctzll(left), warpSize, file, line);
+    out = first ? v : op(out, v);
+    first = false;
+  }
+  return out;
+}
+}  // namespace gpulab::emu
+// As CUDA's overloads: int and unsigned for add, min and max (the sum wraps, as the hardware's).
+#define GPULAB_EMU_WARP_REDUCE(name, T, expr)                                                             \
+  inline T name(unsigned long long mask, T value, const char* file = __builtin_FILE(),                    \
+                int line = __builtin_LINE()) {                                                            \
+    return gpulab::emu::warp_reduce(mask, value, [](T a, T b) { return expr; }, file, line);               \
+  }
+GPULAB_EMU_WARP_REDUCE(__reduce_add_sync, unsigned, a + b)
+GPULAB_EMU_WARP_REDUCE(__reduce_add_sync, int, static_cast<int>(static_cast<unsigned>(a) + static_cast<unsigned>(b)))
+GPULAB_EMU_WARP_REDUCE(__reduce_min_sync, unsigned, a < b ? a : b)
+GPULAB_EMU_WARP_REDUCE(__reduce_min_sync, int, a < b ? a : b)
+GPULAB_EMU_WARP_REDUCE(__reduce_max_sync, unsigned, a > b ? a : b)
+GPULAB_EMU_WARP_REDUCE(__reduce_max_sync, int, a > b ? a : b)
+#undef GPULAB_EMU_WARP_REDUCE
+inline unsigned __reduce_and_sync(unsigned long long mask, unsigned value, const char* file = __builtin_FILE(),
+                                  int line = __builtin_LINE()) {
+  return gpulab::emu::warp_reduce(mask, value, [](unsigned a, unsigned b) { return a & b; }, file, line);
+}
+inline unsigned __reduce_or_sync(unsigned long long mask, unsigned value, const char* file = __builtin_FILE(),
+                                 int line = __builtin_LINE()) {
+  return gpulab::emu::warp_reduce(mask, value, [](unsigned a, unsigned b) { return a | b; }, file, line);
+}
+inline unsigned __reduce_xor_sync(unsigned long long mask, unsigned value, const char* file = __builtin_FILE(),
+                                  int line = __builtin_LINE()) {
+  return gpulab::emu::warp_reduce(mask, value, [](unsigned a, unsigned b) { return a ^ b; }, file, line);
+}
+
 // ---- atomics (device-wide, relaxed, like CUDA's) -----------------------------------------
 // Each is reported to the emulator so the memory metrics can count atomics.
 namespace gpulab::emu {
