@@ -136,7 +136,9 @@ const std::set<std::string> kEmuVocabulary = {
     "cuda_sticky_error", "cuda_last_error", "cuda_record_error", "cuda_reset_errors",
     "launch_with_status", "launch_from_pointers", "fp16", "same_type",
     // the shim's __device__ / __constant__ variables (cudaMemcpyToSymbol, cudaGetSymbolAddress)
-    "note_device_symbol", "is_device_symbol_range"};
+    "note_device_symbol", "is_device_symbol_range",
+    // asynchronous copies to shared memory (<cuda_pipeline.h>: the bytes travel by value)
+    "async_copy_issue", "async_copy_commit", "async_copy_wait"};
 
 // Namespaces whose template and inline code a submission instantiates (weak definitions), but
 // to which it may not add strong definitions.

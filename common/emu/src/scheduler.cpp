@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "gpulab/emu/metrics.hpp"
+#include "gpulab/emu/async_copy.hpp"
 #include "internal.hpp"
 
 // The index built-ins (kernel.hpp), in the global namespace as in CUDA.
@@ -446,6 +447,7 @@ void abandon_block(Worker& w, unsigned long long id) {
 void run_block(Worker& w, unsigned long long id) {
   const Launch& L = *w.launch;
   w.block_id = id;
+  async_copies_reset();  // copies a thread of the last block never waited for are dropped
   w.checked = block_is_checked(L.id, id, static_cast<unsigned long long>(L.grid.x) * L.grid.y * L.grid.z);
   set_block_index(L, id);
   ::blockDim = L.block;

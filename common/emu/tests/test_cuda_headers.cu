@@ -5,6 +5,7 @@
 #include <cooperative_groups/reduce.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 #include <device_launch_parameters.h>
 #include <gtest/gtest.h>
@@ -96,6 +97,44 @@ __global__ void hip_indices(int* out) {
 
 // ---- tests --------------------------------------------------------------------------------
 
+/// Asynchronous copies (<cuda_pipeline.h>): thread t copies in[4t .. 4t+3] into its own words of
+/// shared memory in two batches (first two floats, then two more), and reads its words before
+/// any wait, after waiting for all but the last batch, and after waiting for all.
+__global__ void async_copy_batches(const float* in, float* before, float* middle, float* after) {
+  __shared__ __align__(16) float s[4 * 64];
+  const int t = threadIdx.x;
+  for (int k = 0; k < 4; ++k) s[4 * t + k] = -1.0f;
+  __pipeline_memcpy_async(&s[4 * t], &in[4 * t], 8);
+  __pipeline_commit();
+  __pipeline_memcpy_async(&s[4 * t + 2], &in[4 * t + 2], 8);
+  __pipeline_commit();
+  before[t] = s[4 * t] + s[4 * t + 2];
+  __pipeline_wait_prior(1);
+  middle[t] = s[4 * t] + s[4 * t + 2];
+  __pipeline_wait_prior(0);
+  after[t] = s[4 * t] + s[4 * t + 2];
+}
+
+/// Each thread copies one float into s[t], waits, then reads its neighbour's s[t ^ 1]: with
+/// `barrier`, after a __syncthreads (correct); without, a race.
+__global__ void async_copy_neighbour(const float* in, float* out, int barrier) {
+  __shared__ float s[64];
+  const int t = threadIdx.x;
+  __pipeline_memcpy_async(&s[t], &in[t], 4);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  if (barrier) __syncthreads();
+  out[t] = s[t ^ 1];
+}
+
+/// A copy of `size` bytes to s + offset floats: 32 bytes, or 16 bytes to a 4-byte boundary, fault.
+__global__ void async_copy_bad(const float* in, int size, int offset) {
+  __shared__ __align__(16) float s[16];
+  __pipeline_memcpy_async(&s[offset], in, static_cast<std::size_t>(size));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+}
+
 class CudaHeaders : public EmuTest {};
 INSTANTIATE_TEST_SUITE_P(WarpSizes, CudaHeaders, ::testing::Values(32, 64),
                          [](const auto& info) { return "warp" + std::to_string(info.param); });
@@ -159,6 +198,47 @@ TEST_P(CudaHeaders, CacheHintedLoadsAndStoresAreTracedAccesses) {
     EXPECT_EQ(stores, 4LL * n);
   }
   EXPECT_TRUE(emu::findings().empty());
+}
+
+TEST_P(CudaHeaders, AsyncCopiesLandAtTheWaitForTheirBatch) {
+  std::vector<float> in(4 * 64);
+  for (int k = 0; k < 4 * 64; ++k) in[k] = static_cast<float>(k);
+  DeviceBuffer<float> d_in(in), before(64), middle(64), after(64);
+  emu::reset_findings();
+  launch(async_copy_batches, 1, 64, 0, d_in.data(), before.data(), middle.data(), after.data());
+  gpulab::synchronize();
+  const auto b = before.download(), m = middle.download(), a = after.download();
+  for (int t = 0; t < 64; ++t) {
+    EXPECT_EQ(b[t], -2.0f) << t;                       // neither batch has arrived
+    EXPECT_EQ(m[t], in[4 * t] - 1.0f) << t;            // the first batch has, the second may not
+    EXPECT_EQ(a[t], in[4 * t] + in[4 * t + 2]) << t;   // both
+  }
+  EXPECT_TRUE(emu::findings().empty());
+}
+
+TEST_P(CudaHeaders, AsyncCopiesNeedABarrierBeforeOtherThreadsRead) {
+  std::vector<float> in(64);
+  for (int k = 0; k < 64; ++k) in[k] = static_cast<float>(k);
+  DeviceBuffer<float> d_in(in), out(64);
+  emu::reset_findings();
+  launch(async_copy_neighbour, 1, 64, 0, d_in.data(), out.data(), 1);
+  gpulab::synchronize();
+  const auto o = out.download();
+  for (int t = 0; t < 64; ++t) EXPECT_EQ(o[t], in[t ^ 1]) << t;
+  EXPECT_TRUE(emu::findings().empty());
+  launch(async_copy_neighbour, 1, 64, 0, d_in.data(), out.data(), 0);
+  gpulab::synchronize();
+  bool race = false;
+  for (const auto& f : emu::findings()) race = race || f.kind == "race";
+  EXPECT_TRUE(race) << "a read of another thread's copy without a barrier after its wait is a race";
+}
+
+TEST_P(CudaHeaders, AsyncCopiesOfABadSizeOrAlignmentFault) {
+  DeviceBuffer<float> d_in(std::vector<float>(16, 1.0f));
+  launch(async_copy_bad, 1, 1, 0, d_in.data(), 32, 0);
+  EXPECT_NE(expect_fault("async-copy").find("4, 8 or 16 bytes, not 32"), std::string::npos);
+  launch(async_copy_bad, 1, 1, 0, d_in.data(), 16, 1);
+  EXPECT_NE(expect_fault("misaligned").find("not aligned to its 16 bytes"), std::string::npos);
 }
 
 TEST(Float16, ConversionsRoundToNearestEven) {

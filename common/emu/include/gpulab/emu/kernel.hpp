@@ -24,7 +24,9 @@
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
-#define __align__(n) alignas(n)
+// As CUDA's own headers define it for GCC and clang: a GNU attribute, which may stand among the
+// declaration's specifiers (`__shared__ __align__(16) float t[...]`), where `alignas` may not.
+#define __align__(n) __attribute__((aligned(n)))
 #define __constant__
 /// One instance per running block: each block runs on one worker thread at a time.
 /// `used` makes the storage opaque to the optimiser: a `__shared__` array that is read but never
