@@ -65,6 +65,23 @@ TEST_F(CudaRuntime, MallocMemcpyLaunchRoundTrip) {
   EXPECT_EQ(cudaFree(d), cudaSuccess);
 }
 
+TEST_F(CudaRuntime, StreamOrderedAllocationIsDeviceMemory) {
+  const int n = 300;
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  int* d = nullptr;
+  ASSERT_EQ(cudaMallocAsync(&d, n * sizeof(int), stream), cudaSuccess);
+  ASSERT_NE(d, nullptr);
+  ASSERT_EQ(cudaMemsetAsync(d, 0, n * sizeof(int), stream), cudaSuccess);
+  EXPECT_EQ(emu::launch_with_status(add_one, (n + 255) / 256, 256, 0, stream, d, n), cudaSuccess);
+  std::vector<int> host(n, -1);
+  ASSERT_EQ(cudaMemcpyAsync(host.data(), d, n * sizeof(int), cudaMemcpyDeviceToHost, stream), cudaSuccess);
+  EXPECT_EQ(cudaFreeAsync(d, stream), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 1) << i;
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
 TEST_F(CudaRuntime, CopyBeyondAnAllocationIsInvalidValueNotACrash) {
   int* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, 16 * sizeof(int)), cudaSuccess);

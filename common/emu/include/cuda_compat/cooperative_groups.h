@@ -5,7 +5,8 @@
 // Supported: this_thread_block() with sync, thread_rank, size/num_threads, group_index,
 // thread_index, group_dim/dim_threads; tiled_partition<N>(block or tile) for N a power of two up
 // to warpSize, with sync, thread_rank, size/num_threads, meta_group_rank, meta_group_size, shfl,
-// shfl_up, shfl_down, shfl_xor, any, all, ballot; cg::sync(group). Reductions: <cooperative_groups/reduce.h>.
+// shfl_up, shfl_down, shfl_xor, any, all, ballot; cg::sync(group). Reductions: <cooperative_groups/reduce.h>;
+// collective asynchronous copies: <cooperative_groups/memcpy_async.h>.
 // Not supported: grid groups (this_grid, cooperative launches), coalesced groups, dynamic tiles.
 #pragma once
 

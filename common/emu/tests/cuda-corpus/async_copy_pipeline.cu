@@ -1,10 +1,14 @@
 // Asynchronous copies to shared memory with CUDA's pipeline primitives (<cuda_pipeline.h>, the
 // cp.async of sm_80): a tiled matrix product whose next tiles are copied while the current ones
 // are used (two stages, __pipeline_wait_prior(1)), 16-byte copies with the matrix's ragged edge
-// zero-filled (zfill); and row sums staged through 4-byte copies in one batch. Integer-valued
-// floats, so the checks are exact.
+// zero-filled (zfill); row sums staged through 4-byte copies in one batch; and chunk sums staged
+// by a block's collective copy (cooperative groups), from aligned and misaligned sources, with
+// byte counts that are not multiples of 16. Integer-valued floats, so the checks are exact.
 // Covers: __pipeline_memcpy_async (4 and 16 bytes, zfill), __pipeline_commit,
-// __pipeline_wait_prior(0 and 1), __syncthreads after the wait.
+// __pipeline_wait_prior(0 and 1), __syncthreads after the wait; cooperative_groups::memcpy_async,
+// cooperative_groups::wait.
+#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -83,6 +87,22 @@ __global__ void row_sums_staged(const float* __restrict__ m, float* __restrict__
   }
 }
 
+namespace cg = cooperative_groups;
+
+// Block b sums `len` floats starting at in + offset + b * len, staged by the block's collective
+// copy; `len` * 4 bytes need not be a multiple of 16, nor the source 16-byte aligned.
+__global__ void chunk_sums_cg(const float* __restrict__ in, float* __restrict__ sums, int offset, int len) {
+  extern __shared__ float chunk[];
+  cg::thread_block block = cg::this_thread_block();
+  cg::memcpy_async(block, chunk, in + offset + static_cast<long long>(blockIdx.x) * len, sizeof(float) * len);
+  cg::wait(block);
+  if (block.thread_rank() == 0) {
+    float s = 0;
+    for (int k = 0; k < len; ++k) s += chunk[k];
+    sums[blockIdx.x] = s;
+  }
+}
+
 int main() {
   CHECK(cudaSetDevice(0));
   const int M = 100, N = 72, K = 92;  // none a multiple of the tile
@@ -126,10 +146,30 @@ int main() {
     bad_rows += sums[r] != want;
   }
   std::printf("VERSION row_sums_four_byte_copies %s %ld wrong rows\n", bad_rows ? "FAIL" : "PASS", bad_rows);
+
+  // Chunks of 301 floats (1,204 bytes), from the start of the rows (16-byte aligned) and one float
+  // in (4-byte aligned only).
+  const int chunks = 9, len = 301;
+  float* dChunkSums;
+  CHECK(cudaMalloc(&dChunkSums, chunks * sizeof(float)));
+  long bad_chunks = 0;
+  for (int offset = 0; offset <= 1; ++offset) {
+    chunk_sums_cg<<<chunks, 128, len * sizeof(float)>>>(dM, dChunkSums, offset, len);
+    CHECK(cudaGetLastError());
+    std::vector<float> got(chunks);
+    CHECK(cudaMemcpy(got.data(), dChunkSums, chunks * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int ch = 0; ch < chunks; ++ch) {
+      float want = 0;
+      for (int k = 0; k < len; ++k) want += m[offset + ch * len + k];
+      bad_chunks += got[ch] != want;
+    }
+  }
+  std::printf("VERSION chunk_sums_cg_memcpy_async %s %ld wrong chunks\n", bad_chunks ? "FAIL" : "PASS", bad_chunks);
+  CHECK(cudaFree(dChunkSums));
   CHECK(cudaFree(dA));
   CHECK(cudaFree(dB));
   CHECK(cudaFree(dC));
   CHECK(cudaFree(dM));
   CHECK(cudaFree(dS));
-  return bad || bad_rows ? 1 : 0;
+  return bad || bad_rows || bad_chunks ? 1 : 0;
 }

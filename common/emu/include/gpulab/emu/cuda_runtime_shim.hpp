@@ -244,6 +244,18 @@ inline cudaError_t cudaFree(void* p) {
   gpulab::emu::device_free(p);
   return static_cast<cudaError_t>(gpulab::emu::cuda_sticky_error());
 }
+/// Stream-ordered allocation (CUDA 11.2): every launch and copy runs when issued here, so the
+/// stream's order is the program's, and these are cudaMalloc and cudaFree.
+inline cudaError_t cudaMallocAsync(void** p, std::size_t bytes, cudaStream_t, const char* file = __builtin_FILE(),
+                                   int line = __builtin_LINE()) {
+  return cudaMalloc(p, bytes, file, line);
+}
+template <class T>
+cudaError_t cudaMallocAsync(T** p, std::size_t bytes, cudaStream_t stream, const char* file = __builtin_FILE(),
+                            int line = __builtin_LINE()) {
+  return cudaMallocAsync(reinterpret_cast<void**>(p), bytes, stream, file, line);
+}
+inline cudaError_t cudaFreeAsync(void* p, cudaStream_t) { return cudaFree(p); }
 namespace gpulab::emu::shim {
 /// The sticky error, or cudaErrorInvalidValue (explained on stderr, and left as the last error)
 /// when a device side of a copy or fill is not `bytes` inside one device allocation: on a GPU
