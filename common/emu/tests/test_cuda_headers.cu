@@ -135,6 +135,20 @@ __global__ void async_copy_bad(const float* in, int size, int offset) {
   __pipeline_wait_prior(0);
 }
 
+/// Inside a branch taken by the threads whose index is not a multiple of 3: the coalesced group's
+/// size, the caller's rank, rank 0's index, the next rank's index, and the ballot of odd indices.
+__global__ void coalesced_in_branch(int* size, int* rank, int* first, int* next, unsigned long long* odd) {
+  const int t = threadIdx.x;
+  if (t % 3 != 0) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    size[t] = static_cast<int>(g.size());
+    rank[t] = static_cast<int>(g.thread_rank());
+    first[t] = g.shfl(t, 0);
+    next[t] = g.shfl_down(t, 1);
+    odd[t] = g.ballot(t & 1);
+  }
+}
+
 class CudaHeaders : public EmuTest {};
 INSTANTIATE_TEST_SUITE_P(WarpSizes, CudaHeaders, ::testing::Values(32, 64),
                          [](const auto& info) { return "warp" + std::to_string(info.param); });
@@ -196,6 +210,35 @@ TEST_P(CudaHeaders, CacheHintedLoadsAndStoresAreTracedAccesses) {
     for (const auto& m : emu::metrics_by_line()) (m.store ? stores : loads) += m.lane_accesses;
     EXPECT_EQ(loads, 6LL * n);
     EXPECT_EQ(stores, 4LL * n);
+  }
+  EXPECT_TRUE(emu::findings().empty());
+}
+
+TEST_P(CudaHeaders, CoalescedThreadsAreTheLanesInTheBranch) {
+  const int threads = 128, ws = GetParam();
+  DeviceBuffer<int> size(std::vector<int>(threads, -1)), rank(std::vector<int>(threads, -1)),
+      first(std::vector<int>(threads, -1)), next(std::vector<int>(threads, -1));
+  DeviceBuffer<unsigned long long> odd(std::vector<unsigned long long>(threads, 0));
+  emu::reset_findings();
+  launch(coalesced_in_branch, 1, threads, 0, size.data(), rank.data(), first.data(), next.data(), odd.data());
+  gpulab::synchronize();
+  const auto sz = size.download(), rk = rank.download(), fi = first.download(), nx = next.download();
+  const auto od = odd.download();
+  for (int base = 0; base < threads; base += ws) {
+    std::vector<int> members;
+    for (int t = base; t < base + ws; ++t)
+      if (t % 3 != 0) members.push_back(t);
+    unsigned long long odd_ranks = 0;
+    for (std::size_t r = 0; r < members.size(); ++r)
+      if (members[r] & 1) odd_ranks |= 1ull << r;
+    for (std::size_t r = 0; r < members.size(); ++r) {
+      const int t = members[r];
+      EXPECT_EQ(sz[t], static_cast<int>(members.size())) << t;
+      EXPECT_EQ(rk[t], static_cast<int>(r)) << t;
+      EXPECT_EQ(fi[t], members[0]) << t;
+      EXPECT_EQ(nx[t], r + 1 < members.size() ? members[r + 1] : t) << t;
+      EXPECT_EQ(od[t], odd_ranks) << t;
+    }
   }
   EXPECT_TRUE(emu::findings().empty());
 }

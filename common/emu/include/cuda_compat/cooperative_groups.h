@@ -7,7 +7,9 @@
 // to warpSize, with sync, thread_rank, size/num_threads, meta_group_rank, meta_group_size, shfl,
 // shfl_up, shfl_down, shfl_xor, any, all, ballot; cg::sync(group). Reductions: <cooperative_groups/reduce.h>;
 // collective asynchronous copies: <cooperative_groups/memcpy_async.h>.
-// Not supported: grid groups (this_grid, cooperative launches), coalesced groups, dynamic tiles.
+// coalesced_threads() (coalesced_group: size, thread_rank, sync, shfl, shfl_up, shfl_down, any, all,
+// ballot). Not supported: grid groups (this_grid, cooperative launches), dynamic tiles, labeled or
+// binary partitions, cg::reduce over a coalesced group.
 #pragma once
 
 #include "cuda_runtime.h"
@@ -100,6 +102,72 @@ template <unsigned N, unsigned M>
 thread_block_tile<N> tiled_partition(const thread_block_tile<M>&) {
   static_assert(N <= M, "a tile is cut into smaller tiles");
   return thread_block_tile<N>(M);
+}
+
+/// The lanes of the caller's warp that are converged with it where it was made
+/// (coalesced_threads(): __activemask at the caller's line, which the emulator answers with the
+/// lanes that reached that line together). Ranks number the group's lanes in lane order.
+class coalesced_group {
+ public:
+  explicit coalesced_group(unsigned long long lanes) : lanes_(lanes) {}
+
+  unsigned num_threads() const { return static_cast<unsigned>(__builtin_popcountll(lanes_)); }
+  unsigned size() const { return num_threads(); }
+  unsigned thread_rank() const { return static_cast<unsigned>(__builtin_popcountll(lanes_ & ((1ull << lane()) - 1ull))); }
+  unsigned meta_group_rank() const { return 0; }
+  unsigned meta_group_size() const { return 1; }
+
+  void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const { __syncwarp(lanes_, file, line); }
+
+  /// The value of the group's thread of rank `src_rank`.
+  template <class T>
+  T shfl(T v, unsigned src_rank, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __shfl_sync(lanes_, v, lane_of_rank(src_rank % size()), warpSize, file, line);
+  }
+  /// The value of rank thread_rank() + delta, or the caller's own beyond the last rank.
+  template <class T>
+  T shfl_down(T v, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    const unsigned r = thread_rank() + delta;
+    return __shfl_sync(lanes_, v, r < size() ? lane_of_rank(r) : lane(), warpSize, file, line);
+  }
+  /// The value of rank thread_rank() - delta, or the caller's own below rank 0.
+  template <class T>
+  T shfl_up(T v, unsigned delta, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    const unsigned r = thread_rank();
+    return __shfl_sync(lanes_, v, r >= delta ? lane_of_rank(r - delta) : lane(), warpSize, file, line);
+  }
+  int any(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __any_sync(lanes_, pred, file, line);
+  }
+  int all(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    return __all_sync(lanes_, pred, file, line);
+  }
+  /// Bit i: the group's thread of rank i has a non-zero predicate.
+  unsigned long long ballot(int pred, const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    const unsigned long long by_lane = __ballot_sync(lanes_, pred, file, line);
+    unsigned long long by_rank = 0;
+    unsigned r = 0;
+    for (unsigned long long left = lanes_; left != 0; left &= left - 1, ++r)
+      if ((by_lane >> __builtin_ctzll(left)) & 1ull) by_rank |= 1ull << r;
+    return by_rank;
+  }
+
+ private:
+  static int lane() { return static_cast<int>(details::block_rank() % static_cast<unsigned>(warpSize)); }
+  int lane_of_rank(unsigned rank) const {
+    unsigned long long left = lanes_;
+    for (unsigned r = 0; r < rank; ++r) left &= left - 1;
+    return __builtin_ctzll(left);
+  }
+  unsigned long long lanes_;
+};
+
+inline coalesced_group coalesced_threads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return coalesced_group(__activemask(file, line));
+}
+
+inline void sync(const coalesced_group& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  g.sync(file, line);
 }
 
 inline void sync(const thread_block& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {

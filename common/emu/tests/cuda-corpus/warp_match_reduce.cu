@@ -4,8 +4,13 @@
 // (__reduce_add/min/or_sync) over the whole warp and over the lanes of a ballot. Exact checks.
 // Warp-size independent: masks from __activemask() where the whole warp is present or from a
 // ballot; lane counts with __popcll/__ffsll (a 64-lane warp's masks have 64 bits).
+// Then stream compaction with cooperative groups' coalesced_threads() inside a divergent branch
+// (one atomicAdd per converged group, slots shared out by rank): the slots must be a permutation,
+// whatever lanes a GPU happens to converge.
 // Covers: __match_any_sync, __match_all_sync, __reduce_add_sync (int and unsigned),
-// __reduce_min_sync, __reduce_or_sync, __ballot_sync, __activemask, __popcll, __ffsll.
+// __reduce_min_sync, __reduce_or_sync, __ballot_sync, __activemask, __popcll, __ffsll;
+// cg::coalesced_threads, coalesced_group::size, thread_rank, shfl.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -65,6 +70,22 @@ __global__ void warp_summaries(const unsigned* __restrict__ keys, int n, int* un
   // The first odd lane of the warp reports the odd lanes' sum (0 when the warp has none).
   if (odd == 0 ? i % warpSize == 0 : (key & 1u) && threadIdx.x % warpSize == __ffsll(static_cast<long long>(odd)) - 1)
     odd_sums[warp] = odd == 0 ? 0 : odd_sum;
+}
+
+namespace cg = cooperative_groups;
+
+// Compaction: every key not a multiple of 3 gets a distinct slot in [0, count) (-1 for the rest).
+__global__ void compact_coalesced(const unsigned* __restrict__ keys, int n, unsigned* counter, int* slots) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int slot = -1;
+  if (keys[i] % 3u != 0u) {
+    cg::coalesced_group g = cg::coalesced_threads();
+    unsigned first = 0;
+    if (g.thread_rank() == 0) first = atomicAdd(counter, g.size());
+    slot = static_cast<int>(g.shfl(first, 0) + g.thread_rank());
+  }
+  slots[i] = slot;
 }
 
 int main() {
@@ -138,6 +159,32 @@ int main() {
   }
   std::printf("VERSION match_all_per_warp %s %ld wrong warps\n", bad_all ? "FAIL" : "PASS", bad_all);
   std::printf("VERSION reduce_sync_per_warp %s %ld wrong warps\n", bad_reduce ? "FAIL" : "PASS", bad_reduce);
+
+  unsigned* d_counter;
+  int* d_slots;
+  CHECK(cudaMalloc(&d_counter, sizeof(unsigned)));
+  CHECK(cudaMalloc(&d_slots, n * sizeof(int)));
+  CHECK(cudaMemset(d_counter, 0, sizeof(unsigned)));
+  compact_coalesced<<<blocks, kThreads>>>(d_keys, n, d_counter, d_slots);
+  CHECK(cudaGetLastError());
+  unsigned count = 0;
+  std::vector<int> slots(n);
+  CHECK(cudaMemcpy(&count, d_counter, sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(slots.data(), d_slots, n * sizeof(int), cudaMemcpyDeviceToHost));
+  long want_count = 0, bad_slots = 0;
+  std::vector<int> seen;
+  for (int i = 0; i < n; ++i) {
+    const bool kept = keys[i] % 3u != 0u;
+    want_count += kept;
+    if (kept) seen.push_back(slots[i]);
+    else bad_slots += slots[i] != -1;
+  }
+  std::sort(seen.begin(), seen.end());
+  for (std::size_t k = 0; k < seen.size(); ++k) bad_slots += seen[k] != static_cast<int>(k);
+  bad_slots += static_cast<long>(count) != want_count;
+  std::printf("VERSION compaction_coalesced_group %s %ld wrong slots\n", bad_slots ? "FAIL" : "PASS", bad_slots);
+  CHECK(cudaFree(d_counter));
+  CHECK(cudaFree(d_slots));
   CHECK(cudaFree(d_keys));
   CHECK(cudaFree(d_bins));
   CHECK(cudaFree(d_sums));
@@ -146,5 +193,5 @@ int main() {
   CHECK(cudaFree(d_minima));
   CHECK(cudaFree(d_odd));
   CHECK(cudaFree(d_masks));
-  return bad_bins || bad_all || bad_reduce ? 1 : 0;
+  return bad_bins || bad_all || bad_reduce || bad_slots ? 1 : 0;
 }
