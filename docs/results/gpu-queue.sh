@@ -37,6 +37,10 @@
 #   ladder06:N,M,...      lab 06's sgemm_steps_test (every step and reference variant on awkward sizes),
 #                         then its ladder, steps 09 and 10 (the reference), at those sizes cubed against
 #                         cuBLAS, three runs in a row (DIR/PHASE/steps_test.txt, runN.txt)
+#   corpus                common/emu/tests/cuda-corpus on the GPU (the programs the cuda build made; the
+#                         VERSION lines in DIR/corpus/versions.txt, a table in summary.md)
+#   idioms[:NN/FILE,...]  grader/tests/idioms/run-gpu.sh on cuda: every idiom (or those named, e.g.
+#                         idioms:06-sgemm/pipeline_async_copies.cu) graded, one verdict line each
 #   calibrateNN           ./gpulab calibrate NN (the reference, 3 runs: ratios, and "passes three
 #                         runs in a row")
 #   ncu02 | ncu03         Nsight Compute on lab 02's AoS/SoA kernels | lab 03's transpose steps
@@ -131,6 +135,11 @@ for phase in "$@"; do
         build/cuda/solutions/06-sgemm/sgemm_ladder --steps 9,10 --sizes "${phase#ladder06:}" \
           > "$dir/$phase/run$run.txt" 2>&1 || break
       done ;;
+    corpus) bash common/emu/tests/cuda-corpus/corpus-run.sh build/cuda "$dir/corpus" > "$dir/corpus/run.log" 2>&1 ;;
+    idioms|idioms:*)  # every idiom, or idioms:LAB/FILE,LAB/FILE (paths under grader/tests/idioms)
+      files=()
+      [[ $phase == idioms:* ]] && for f in $(tr , ' ' <<< "${phase#idioms:}"); do files+=("grader/tests/idioms/$f"); done
+      bash grader/tests/idioms/run-gpu.sh "$dir/$phase/reports" cuda "${files[@]}" > "$dir/$phase/verdicts.txt" 2>&1 ;;
     calibrate0[0-9]) ./gpulab calibrate "${phase#calibrate}" > "$dir/$phase/calibrate.txt" 2>&1 ;;
     grade:*)  # grade:LAB:FILE, e.g. grade:03:solutions/03-bank-conflicts/steps/04_swizzled.cu
       spec="${phase#grade:}"; lab="${spec%%:*}"; file="${spec#*:}"; mkdir -p "$dir/$phase"

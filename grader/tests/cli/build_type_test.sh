@@ -17,8 +17,7 @@ ref="${1:-$root/build/emu}"
 work="${2:-$(mktemp -d)}"
 mkdir -p "$work"
 seed=20261204
-stub="$root/grader/tests/submissions/01-coalescing/stub/row_sum.cu"
-[[ -f $stub ]] || stub="$root/labs/01-coalescing/row_sum.cu"
+stub="$root/grader/tests/submissions/01-coalescing/stub/row_sum.cu"  # the stub as shipped
 
 if [[ ! -x $ref/grader/gpulab-grade ]]; then
   echo "build_type_test: $ref/grader/gpulab-grade is not built (build the emu tree first: ./gpulab grade 01)" >&2
