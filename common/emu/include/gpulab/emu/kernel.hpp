@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>  // before __noinline__ is defined: libstdc++'s shared_ptr spells __attribute__((__noinline__))
 #include <type_traits>
 
@@ -311,8 +312,51 @@ inline unsigned atomicDec(unsigned* p, unsigned limit, const char* file = __buil
   return gpulab::emu::atomic_update(p, [limit](unsigned c) { return c == 0u || c > limit ? limit : c - 1u; }, file,
                                     line);
 }
+template <class T, class = std::enable_if_t<std::is_integral_v<T>>>
+T atomicXor(T* p, T v, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return gpulab::emu::atomic_update(p, [v](T c) { return static_cast<T>(c ^ v); }, file, line);
+}
+// The scoped forms (_block: the block's threads; _system: host and other devices too) are the
+// device-wide atomics here: every atomic is serialised by the emulator, the strongest scope.
+namespace gpulab::emu {
+/// T as a non-deduced context: the second argument converts to the pointer's type.
+template <class T>
+struct same_type {
+  using type = T;
+};
+}  // namespace gpulab::emu
+#define GPULAB_EMU_SCOPED_ATOMIC(name, scope)                                                          \
+  template <class T>                                                                                   \
+  auto name##scope(T* p, typename gpulab::emu::same_type<T>::type v, const char* file = __builtin_FILE(), \
+                   int line = __builtin_LINE()) -> decltype(name(p, v, file, line)) {                  \
+    return name(p, v, file, line);                                                                     \
+  }
+#define GPULAB_EMU_SCOPED_ATOMICS(name) GPULAB_EMU_SCOPED_ATOMIC(name, _block) GPULAB_EMU_SCOPED_ATOMIC(name, _system)
+GPULAB_EMU_SCOPED_ATOMICS(atomicAdd)
+GPULAB_EMU_SCOPED_ATOMICS(atomicSub)
+GPULAB_EMU_SCOPED_ATOMICS(atomicExch)
+GPULAB_EMU_SCOPED_ATOMICS(atomicMin)
+GPULAB_EMU_SCOPED_ATOMICS(atomicMax)
+GPULAB_EMU_SCOPED_ATOMICS(atomicInc)
+GPULAB_EMU_SCOPED_ATOMICS(atomicDec)
+GPULAB_EMU_SCOPED_ATOMICS(atomicAnd)
+GPULAB_EMU_SCOPED_ATOMICS(atomicOr)
+GPULAB_EMU_SCOPED_ATOMICS(atomicXor)
+#undef GPULAB_EMU_SCOPED_ATOMICS
+#undef GPULAB_EMU_SCOPED_ATOMIC
+template <class T>
+T atomicCAS_block(T* p, T expected, T desired, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return atomicCAS(p, expected, desired, file, line);
+}
+template <class T>
+T atomicCAS_system(T* p, T expected, T desired, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return atomicCAS(p, expected, desired, file, line);
+}
 inline void __threadfence() { gpulab::emu::thread_fence(); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_system() { gpulab::emu::thread_fence(); }
+/// A hint to wait about `ns` nanoseconds: nothing to wait for in the emulator's schedule.
+inline void __nanosleep(unsigned) {}
 
 // ---- vector types ------------------------------------------------------------------------
 // Under clang the 2- and 4-wide types are vector types, so that a float4 load is one 16-byte
@@ -412,17 +456,133 @@ inline unsigned __brev(unsigned x) {
 inline unsigned __umulhi(unsigned a, unsigned b) {
   return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
 }
+inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long long>(a) * b) >> 32); }
+inline long long __mul64hi(long long a, long long b) {
+  return static_cast<long long>((static_cast<__int128>(a) * b) >> 64);
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+/// The low 24 bits of each operand (signed for __mul24), the low 32 bits of their product.
+inline int __mul24(int a, int b) {
+  const long long x = static_cast<int>(static_cast<unsigned>(a) << 8) >> 8, y = static_cast<int>(static_cast<unsigned>(b) << 8) >> 8;
+  return static_cast<int>(static_cast<unsigned>(x * y));
+}
+inline unsigned __umul24(unsigned a, unsigned b) { return (a & 0xFFFFFFu) * (b & 0xFFFFFFu); }
+inline unsigned __sad(int x, int y, unsigned z) {
+  return (x > y ? static_cast<unsigned>(x) - static_cast<unsigned>(y) : static_cast<unsigned>(y) - static_cast<unsigned>(x)) + z;
+}
+inline unsigned __usad(unsigned x, unsigned y, unsigned z) { return (x > y ? x - y : y - x) + z; }
+/// Byte n of the result is byte (s >> 4n) & 7 of the eight bytes y:x (x the low four).
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long bytes = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned r = 0;
+  for (int n = 0; n < 4; ++n) r |= static_cast<unsigned>((bytes >> (8 * ((s >> (4 * n)) & 7u))) & 0xFFu) << (8 * n);
+  return r;
+}
+/// hi:lo shifted by `shift` mod 32 (the _lc/_rc forms: by min(shift, 32)); the high (left) or
+/// low (right) 32 bits.
+inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+  return static_cast<unsigned>((((static_cast<unsigned long long>(hi) << 32) | lo) << (shift & 31u)) >> 32);
+}
+inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned s = shift < 32u ? shift : 32u;
+  return static_cast<unsigned>((((static_cast<unsigned long long>(hi) << 32) | lo) << s) >> 32);
+}
+inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
+  return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31u));
+}
+inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
+  const unsigned s = shift < 32u ? shift : 32u;
+  return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> s);
+}
+/// Four signed (__dp4a(int, int, int)) or unsigned bytes of a times those of b, plus c.
+inline int __dp4a(int a, int b, int c) {
+  int s = c;
+  for (int n = 0; n < 4; ++n)
+    s += static_cast<signed char>(static_cast<unsigned>(a) >> (8 * n)) * static_cast<signed char>(static_cast<unsigned>(b) >> (8 * n));
+  return s;
+}
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  unsigned s = c;
+  for (int n = 0; n < 4; ++n) s += ((a >> (8 * n)) & 0xFFu) * ((b >> (8 * n)) & 0xFFu);
+  return s;
+}
+inline long long __double_as_longlong(double d) { return gpulab::emu::from_bits<long long>(gpulab::emu::to_bits(d)); }
+inline double __longlong_as_double(long long i) { return gpulab::emu::from_bits<double>(gpulab::emu::to_bits(i)); }
+inline int __double2hiint(double d) { return static_cast<int>(__double_as_longlong(d) >> 32); }
+inline int __double2loint(double d) { return static_cast<int>(static_cast<unsigned>(__double_as_longlong(d))); }
+inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double(static_cast<long long>((static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) |
+                                                     static_cast<unsigned>(lo)));
+}
+
+// ---- conversions with a rounding mode ----------------------------------------------------
+// _rn: to nearest, ties to even; _rz: toward zero; _ru: up; _rd: down. To an integer type they
+// saturate as the hardware's conversions do: NaN gives 0, values beyond the type its limit.
+namespace gpulab::emu {
+template <class I, class F>
+I convert_rounded(F x, int mode) {  // mode: 0 rn, 1 rz, 2 ru, 3 rd
+  if (x != x) return 0;
+  const F r = mode == 0 ? std::nearbyint(x) : mode == 1 ? std::trunc(x) : mode == 2 ? std::ceil(x) : std::floor(x);
+  if (r <= static_cast<F>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
+  if (r >= static_cast<F>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
+  return static_cast<I>(r);
+}
+}  // namespace gpulab::emu
+#define GPULAB_EMU_CONVERT(name, I, F, mode) \
+  inline I name(F x) { return gpulab::emu::convert_rounded<I, F>(x, mode); }
+GPULAB_EMU_CONVERT(__float2int_rn, int, float, 0)
+GPULAB_EMU_CONVERT(__float2int_rz, int, float, 1)
+GPULAB_EMU_CONVERT(__float2int_ru, int, float, 2)
+GPULAB_EMU_CONVERT(__float2int_rd, int, float, 3)
+GPULAB_EMU_CONVERT(__float2uint_rn, unsigned, float, 0)
+GPULAB_EMU_CONVERT(__float2uint_rz, unsigned, float, 1)
+GPULAB_EMU_CONVERT(__float2uint_ru, unsigned, float, 2)
+GPULAB_EMU_CONVERT(__float2uint_rd, unsigned, float, 3)
+GPULAB_EMU_CONVERT(__float2ll_rn, long long, float, 0)
+GPULAB_EMU_CONVERT(__float2ll_rz, long long, float, 1)
+GPULAB_EMU_CONVERT(__float2ll_ru, long long, float, 2)
+GPULAB_EMU_CONVERT(__float2ll_rd, long long, float, 3)
+GPULAB_EMU_CONVERT(__double2int_rn, int, double, 0)
+GPULAB_EMU_CONVERT(__double2int_rz, int, double, 1)
+GPULAB_EMU_CONVERT(__double2int_ru, int, double, 2)
+GPULAB_EMU_CONVERT(__double2int_rd, int, double, 3)
+GPULAB_EMU_CONVERT(__double2ll_rn, long long, double, 0)
+GPULAB_EMU_CONVERT(__double2ll_rz, long long, double, 1)
+#undef GPULAB_EMU_CONVERT
+// Integer to float: to nearest (the default conversion).
+inline float __int2float_rn(int x) { return static_cast<float>(x); }
+inline float __uint2float_rn(unsigned x) { return static_cast<float>(x); }
+inline float __ll2float_rn(long long x) { return static_cast<float>(x); }
+inline double __int2double_rn(int x) { return static_cast<double>(x); }
+inline float __double2float_rn(double x) { return static_cast<float>(x); }
+// Correctly rounded arithmetic (what plain float arithmetic is on a CPU).
+inline float __fsqrt_rn(float x) { return std::sqrt(x); }
+inline float __frsqrt_rn(float x) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fdiv_rn(float a, float b) { return a / b; }
+inline float __fsub_rn(float a, float b) { return a - b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+inline double __dsub_rn(double a, double b) { return a - b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
+// Lengths: CUDA's norm functions, without the overflow of squaring first.
+inline float norm3df(float a, float b, float c) { return static_cast<float>(std::hypot(double(a), double(b), double(c))); }
+inline float rnorm3df(float a, float b, float c) { return static_cast<float>(1.0 / std::hypot(double(a), double(b), double(c))); }
+inline float norm4df(float a, float b, float c, float d) {
+  return static_cast<float>(std::hypot(std::hypot(double(a), double(b)), std::hypot(double(c), double(d))));
+}
+inline float rnorm4df(float a, float b, float c, float d) { return 1.0f / norm4df(a, b, c, d); }
+inline float rhypotf(float a, float b) { return static_cast<float>(1.0 / std::hypot(double(a), double(b))); }
+inline float rcbrtf(float x) { return static_cast<float>(1.0 / std::cbrt(double(x))); }
+inline double norm3d(double a, double b, double c) { return std::hypot(a, b, c); }
+inline double rnorm3d(double a, double b, double c) { return 1.0 / std::hypot(a, b, c); }
 
 // ---- cache-hinted loads and stores -------------------------------------------------------
 // The hints (read-only path, streaming, L2 only, write-back, write-through...) change where a GPU
 // caches the data, never the value: here they are plain loads and stores of the kernel file, so
 // the tracing, the metrics and the sanitizer see them like any other access.
-namespace gpulab::emu {
-template <class T>
-struct same_type {
-  using type = T;
-};
-}  // namespace gpulab::emu
 template <class T>
 inline T __ldg(const T* p) { return *p; }
 template <class T>
