@@ -82,6 +82,34 @@ TEST_F(CudaRuntime, StreamOrderedAllocationIsDeviceMemory) {
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
+TEST_F(CudaRuntime, PreferencesVersionsAndPrioritiesAreAccepted) {
+  // What older or more detailed CUDA programs call before their launches: each succeeds and the
+  // launch after them runs.
+  EXPECT_EQ(cudaFuncSetCacheConfig(add_one, cudaFuncCachePreferShared), cudaSuccess);
+  EXPECT_EQ(cudaFuncSetSharedMemConfig(add_one, cudaSharedMemBankSizeEightByte), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSetCacheConfig(cudaFuncCachePreferL1), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSetSharedMemConfig(cudaSharedMemBankSizeFourByte), cudaSuccess);
+  int runtime = 0, driver = 0, least = 1, greatest = 1;
+  EXPECT_EQ(cudaRuntimeGetVersion(&runtime), cudaSuccess);
+  EXPECT_EQ(cudaDriverGetVersion(&driver), cudaSuccess);
+  EXPECT_GE(runtime, 12000);
+  EXPECT_GE(driver, runtime);
+  EXPECT_EQ(cudaDeviceGetStreamPriorityRange(&least, &greatest), cudaSuccess);
+  EXPECT_LE(greatest, least);  // numerically lower is a greater priority
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, greatest), cudaSuccess);
+  int* d = nullptr;
+  ASSERT_EQ(cudaMalloc(&d, 64 * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(d, 0, 64 * sizeof(int)), cudaSuccess);
+  EXPECT_EQ(emu::launch_with_status(add_one, 1, 64, 0, stream, d, 64), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<int> host(64);
+  ASSERT_EQ(cudaMemcpy(host.data(), d, 64 * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(host[63], 1);
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+  EXPECT_EQ(cudaFree(d), cudaSuccess);
+}
+
 TEST_F(CudaRuntime, CopyBeyondAnAllocationIsInvalidValueNotACrash) {
   int* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, 16 * sizeof(int)), cudaSuccess);

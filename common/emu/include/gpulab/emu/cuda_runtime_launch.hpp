@@ -110,6 +110,34 @@ cudaError_t cudaFuncSetAttribute(void (*kernel)(P...), cudaFuncAttribute attr, i
   return cudaSuccess;
 }
 
+/// Cache and shared-memory bank preferences (older CUDA code sets them to "prefer shared" or to
+/// 8-byte banks): accepted with no effect, as current GPUs treat them as hints or ignore them.
+enum cudaFuncCache {
+  cudaFuncCachePreferNone = 0,
+  cudaFuncCachePreferShared = 1,
+  cudaFuncCachePreferL1 = 2,
+  cudaFuncCachePreferEqual = 3
+};
+enum cudaSharedMemConfig {
+  cudaSharedMemBankSizeDefault = 0,
+  cudaSharedMemBankSizeFourByte = 1,
+  cudaSharedMemBankSizeEightByte = 2
+};
+template <class... P>
+cudaError_t cudaFuncSetCacheConfig(void (*)(P...), cudaFuncCache) {
+  return static_cast<cudaError_t>(gpulab::emu::cuda_sticky_error());
+}
+template <class... P>
+cudaError_t cudaFuncSetSharedMemConfig(void (*)(P...), cudaSharedMemConfig) {
+  return static_cast<cudaError_t>(gpulab::emu::cuda_sticky_error());
+}
+inline cudaError_t cudaDeviceSetCacheConfig(cudaFuncCache) {
+  return static_cast<cudaError_t>(gpulab::emu::cuda_sticky_error());
+}
+inline cudaError_t cudaDeviceSetSharedMemConfig(cudaSharedMemConfig) {
+  return static_cast<cudaError_t>(gpulab::emu::cuda_sticky_error());
+}
+
 // ---- occupancy ------------------------------------------------------------------------------
 // Computed from the limits cudaGetDeviceProperties reports (an H200's: 2048 threads and 32 blocks
 // per multiprocessor, 228 KiB of shared memory of which each block reserves 1 KiB, warps of the

@@ -215,6 +215,25 @@ inline cudaError_t cudaDeviceSynchronize() {
   return static_cast<cudaError_t>(gpulab::emu::cuda_sticky_error());
 }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaDeviceSynchronize(); }
+/// The emulator follows CUDA 13.0's runtime API (CUDART_VERSION's encoding: 1000 * major + 10 * minor).
+inline cudaError_t cudaRuntimeGetVersion(int* version) {
+  *version = 13000;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDriverGetVersion(int* version) {
+  *version = 13000;
+  return cudaSuccess;
+}
+/// Priorities are accepted and change nothing: every launch runs when issued. The range is a
+/// GPU's (greatest priority -5, least 0).
+inline cudaError_t cudaDeviceGetStreamPriorityRange(int* least, int* greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* stream, unsigned flags, int) {
+  return cudaStreamCreateWithFlags(stream, flags);
+}
 inline cudaError_t cudaThreadSynchronize() { return cudaDeviceSynchronize(); }
 
 // ---- memory ------------------------------------------------------------------------------
