@@ -141,7 +141,10 @@ function(gpulab_kernel_sources target)
     elseif(GPULAB_BACKEND STREQUAL "cuda")
       set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CUDA)
       # Line tables only (the code is unchanged): compute-sanitizer's findings then say file:line.
-      set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS -lineinfo)
+      # --extended-lambda: `[=] __device__ (...) {...}` written in host code and passed to a kernel,
+      # as clang (the emulator, hipcc) accepts it; nvcc refuses it without the flag.
+      set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS -lineinfo
+        --extended-lambda)
     else()
       set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE CXX)
       set_property(SOURCE ${src} TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS -x hip)

@@ -451,7 +451,7 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
     const std::string keep = tmp + "/keep-" + fs::path(file).stem().string();
     fs::create_directories(keep);
     const ProcessResult r =
-        confined({nvcc, "-std=c++17", "-O3", "-arch=" + arch, "-cubin", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
+        confined({nvcc, "-std=c++17", "--extended-lambda", "-O3", "-arch=" + arch, "-cubin", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
                   "--keep-dir", keep, "-I", std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I",
                   fs::path(compiled).parent_path().string(), "-x", "cu", file},
                  spec, verbose);

@@ -1143,7 +1143,7 @@ bool refuse_unpredicted(const std::string& what, const std::string& why) {
                 << "\nnvcc is on this machine and the prediction needs its view of the file (the registers and loads"
                    " of the kernels a GPU would run); a check the grader cannot compute earns nothing"
                    "\n  hint: make the file compile with nvcc as it is, with its kernels in it (a GPU build would"
-                   " refuse it too): nvcc -std=c++17 -arch=sm_90 -c FILE -I common/include -I labs/<lab>";
+                   " refuse it too): nvcc -std=c++17 --extended-lambda -arch=sm_90 -c FILE -I common/include -I labs/<lab>";
   return true;
 }
 

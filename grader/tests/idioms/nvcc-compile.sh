@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compiles every idiom of this folder with nvcc as the cuda back-end compiles a hand-in
-# (-std=c++17, the lab's folder and common/include on the include path), for one architecture:
+# (-std=c++17 --extended-lambda, the lab's folder and common/include on the include path), for one architecture:
 # each must be CUDA that nvcc accepts, whatever the emulator makes of it. Compile only: no GPU is
 # needed. Usage: nvcc-compile.sh [source dir] [arch] [idiom ...]  (default: the repository, sm_90,
 # every idiom). Exit status 0 when every file compiles; each failure is printed with nvcc's errors.
@@ -24,7 +24,7 @@ failed=0
 for f in "${files[@]}"; do
   lab="$(basename "$(dirname "$f")")"
   name="$lab/$(basename "$f")"
-  if log="$("$nvcc" -std=c++17 -O3 -arch="$arch" -c -I "$root/common/include" -I "$root/labs/$lab" \
+  if log="$("$nvcc" -std=c++17 --extended-lambda -O3 -arch="$arch" -c -I "$root/common/include" -I "$root/labs/$lab" \
                -x cu "$f" -o "$out/idiom.o" 2>&1)"; then
     echo "ok      $name"
   else
