@@ -138,7 +138,9 @@ const std::set<std::string> kEmuVocabulary = {
     // the shim's __device__ / __constant__ variables (cudaMemcpyToSymbol, cudaGetSymbolAddress)
     "note_device_symbol", "is_device_symbol_range",
     // asynchronous copies to shared memory (<cuda_pipeline.h>: the bytes travel by value)
-    "async_copy_issue", "async_copy_commit", "async_copy_wait"};
+    "async_copy_issue", "async_copy_commit", "async_copy_wait",
+    // kernel.hpp's helpers of the warp functions, conversions and funnel shifts (inline templates)
+    "warp_reduce", "convert_rounded", "funnel", "clamp_shift"};
 
 // Namespaces whose template and inline code a submission instantiates (weak definitions), but
 // to which it may not add strong definitions.

@@ -482,19 +482,21 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 }
 /// hi:lo shifted by `shift` mod 32 (the _lc/_rc forms: by min(shift, 32)); the high (left) or
 /// low (right) 32 bits.
+namespace gpulab::emu {
+inline unsigned long long funnel(unsigned lo, unsigned hi) { return (static_cast<unsigned long long>(hi) << 32) | lo; }
+inline unsigned clamp_shift(unsigned shift) { return shift < 32u ? shift : 32u; }
+}  // namespace gpulab::emu
 inline unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
-  return static_cast<unsigned>((((static_cast<unsigned long long>(hi) << 32) | lo) << (shift & 31u)) >> 32);
+  return static_cast<unsigned>((gpulab::emu::funnel(lo, hi) << (shift & 31u)) >> 32);
 }
 inline unsigned __funnelshift_lc(unsigned lo, unsigned hi, unsigned shift) {
-  const unsigned s = shift < 32u ? shift : 32u;
-  return static_cast<unsigned>((((static_cast<unsigned long long>(hi) << 32) | lo) << s) >> 32);
+  return static_cast<unsigned>((gpulab::emu::funnel(lo, hi) << gpulab::emu::clamp_shift(shift)) >> 32);
 }
 inline unsigned __funnelshift_r(unsigned lo, unsigned hi, unsigned shift) {
-  return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> (shift & 31u));
+  return static_cast<unsigned>(gpulab::emu::funnel(lo, hi) >> (shift & 31u));
 }
 inline unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
-  const unsigned s = shift < 32u ? shift : 32u;
-  return static_cast<unsigned>(((static_cast<unsigned long long>(hi) << 32) | lo) >> s);
+  return static_cast<unsigned>(gpulab::emu::funnel(lo, hi) >> gpulab::emu::clamp_shift(shift));
 }
 /// Four signed (__dp4a(int, int, int)) or unsigned bytes of a times those of b, plus c.
 inline int __dp4a(int a, int b, int c) {
