@@ -14,6 +14,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 #include "gpulab/grade/defences.hpp"
 #include "gpulab/grade/rubric.hpp"
@@ -161,8 +162,9 @@ std::string own_name(const std::string& file) {
 /// The file nvcc compiles for `file`. A staged copy's #line directive names the hand-in's own
 /// path, which may hold characters ptxas cannot read back from the PTX's .file directive (a quote,
 /// a backslash): nvcc gets a copy in `dir` named by that path's base name with them replaced by
-/// '_' (as the kit replaces them in the emulator's counted lines), its first line `#line 1`, so
-/// that its lines stay those the emulator counts. The reference's files are compiled as they are.
+/// '_' (as the kit replaces them in the emulator's counted lines), without the directive: its
+/// lines are the hand-in's, numbered as the emulator counts them (and as the host compiler quotes
+/// them in its messages). The reference's files are compiled as they are.
 std::string nvcc_input(const std::string& file, const std::string& dir) {
   const std::string name = own_name(file);
   if (name == file) return file;
@@ -170,7 +172,8 @@ std::string nvcc_input(const std::string& file, const std::string& dir) {
   if (base.empty()) base = fs::path(file).filename().string();
   std::replace_if(base.begin(), base.end(), [](char c) { return c == '"' || c == '\\'; }, '_');
   std::string text = read_text(file);
-  text.replace(0, text.find('\n'), "#line 1");
+  const std::size_t first_line_end = text.find('\n');
+  text.erase(0, first_line_end == std::string::npos ? text.size() : first_line_end + 1);
   fs::create_directories(dir);
   std::ofstream(dir + "/" + base, std::ios::binary) << text;
   return dir + "/" + base;
@@ -366,8 +369,12 @@ SandboxSpec base_sandbox(const std::string& build_dir, const std::string& writab
 
 namespace {
 
-/// The nvcc that counts registers (the CUDA Toolkit's, else the system's); "" where there is none.
+/// The nvcc that the emulator's grade asks: GPULAB_NVCC in the grader's environment where it names
+/// one (a toolkit elsewhere than the usual places), else the CUDA Toolkit's, else the system's; ""
+/// where there is none.
 std::string find_nvcc() {
+  if (const char* chosen = std::getenv("GPULAB_NVCC"); chosen && *chosen)
+    return fs::path(chosen).is_absolute() && ::access(chosen, X_OK) == 0 ? chosen : "";
   for (const std::string& candidate : {std::string("/usr/local/cuda/bin/nvcc"), std::string("/usr/bin/nvcc")})
     if (fs::exists(candidate)) return candidate;
   return "";
@@ -425,8 +432,9 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
                              const std::string& work_dir, const std::string& arch, double timeout_seconds,
                              bool verbose) {
   using nlohmann::json;
-  // "nvcc": "absent" is this machine's lack (the grades that need nvcc are made without it, as
-  // the rubrics say); "failed" is the hand-in's (kit::nvcc_view).
+  // "nvcc": "absent" and "unusable" (it does not compile the lab's reference either) are this
+  // machine's lack (the grades that need nvcc are made without it, as the rubrics say); "failed"
+  // is the hand-in's (kit::nvcc_view; the emulator's grade fails it: labs.cpp).
   auto unavailable = [](const std::string& why, const char* nvcc) {
     return json{{"not_measured", why}, {"nvcc", nvcc}}.dump();
   };
@@ -450,16 +458,41 @@ std::string kernel_resources(const std::string& build_dir, const LabInfo& lab, c
     // loops say how many bytes a thread loads per trip.
     const std::string keep = tmp + "/keep-" + fs::path(file).stem().string();
     fs::create_directories(keep);
-    const ProcessResult r =
-        confined({nvcc, "-std=c++17", "--extended-lambda", "-O3", "-arch=" + arch, "-cubin", "--resource-usage", "-o", "/dev/null", "-lineinfo", "--keep",
-                  "--keep-dir", keep, "-I", std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I",
-                  fs::path(compiled).parent_path().string(), "-x", "cu", file},
-                 spec, verbose);
-    if (!r.ok())
-      return unavailable("nvcc could not compile " + fs::path(file).filename().string() + " for " + arch +
-                             " to count its registers (" + r.describe() + "):\n" +
-                             tail_lines(shown_diagnostics(r.output, readable_by(lab, file, work_dir), build_dir), 8),
+    auto compile = [&](const std::string& source, const std::string& dir) {
+      return confined({nvcc, "-std=c++17", "--extended-lambda", "-O3", "-arch=" + arch, "-cubin", "--resource-usage", "-o",
+                       "/dev/null", "-lineinfo", "--keep", "--keep-dir", keep, "-I",
+                       std::string(GPULAB_SOURCE_DIR) + "/common/include", "-I", lab.lab_dir, "-I", dir, "-x", "cu", source},
+                      spec, verbose);
+    };
+    const ProcessResult r = compile(file, fs::path(compiled).parent_path().string());
+    if (!r.ok()) {
+      // Whose fault: the hand-in's only where this nvcc compiles the lab's reference, the same
+      // way; an nvcc too old for the flags or the headers fails every file, and no hand-in is
+      // to blame for that.
+      const std::string source = fs::path(compiled).filename().string();
+      const std::string reference = lab.solution_dir + "/" + source;
+      if (compiled == reference || !fs::is_regular_file(reference) || !compile(reference, lab.solution_dir).ok())
+        return unavailable("this machine's nvcc (" + nvcc + ") does not compile the lab's reference " + source + " for " +
+                               arch + " either: the grade is made as without nvcc (a CUDA Toolkit that supports " +
+                               arch + " and C++17 would give it)",
+                           "unusable");
+      // Its messages name the hand-in as the emulator's build does, not nvcc's copy of it.
+      // From its first error on (what follows it is notes on that error): the tail alone may be notes.
+      std::string said = shown_diagnostics(r.output, readable_by(lab, file, work_dir), build_dir);
+      if (const std::size_t error = said.find(": error"); error != std::string::npos) {
+        const std::size_t line = said.rfind('\n', error);
+        said.erase(0, line == std::string::npos ? 0 : line + 1);
+      }
+      std::size_t end = 0;
+      for (int line = 0; line < 10 && end != std::string::npos; ++line) end = said.find('\n', end == 0 ? 0 : end + 1);
+      said = tail_lines(said.substr(0, end), 10);
+      const std::string own = own_name(compiled);
+      for (std::size_t at = 0; file != own && (at = said.find(file, at)) != std::string::npos; at += own.size())
+        said.replace(at, file.size(), own);
+      return unavailable("nvcc could not compile " + fs::path(own).filename().string() + " for " + arch + " (" +
+                             r.describe() + "):\n" + said,
                          "failed");
+    }
     const LoadGroups loads = ptx_load_groups(keep, file);
     std::error_code ignored;
     fs::remove_all(keep, ignored);

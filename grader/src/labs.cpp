@@ -91,6 +91,7 @@ struct Grading {
   std::string judge;                  ///< the trusted judge: the reference solution's executable
   std::string runner;                 ///< what runs the code under test
   std::string kernel_resources_path;  ///< emu, a model that needs occupancy: the kernels' resources
+  std::string nvcc_view;              ///< emu: nvcc's answer on the code under test (JSON), "" if not asked
   std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
   // Declared in this order so that the emulator's run (emu) is waited for before the work
   // directory goes, and its times outlive it.
@@ -198,21 +199,52 @@ std::string stage_code_under_test(Grading& g) {
   return "";
 }
 
-/// The emulator's performance grade from a model of a GPU that needs occupancy (a rubric with
-/// performance.emu model_arch, lab 06's): the kernels' registers and static shared memory, from
-/// nvcc in the sandbox (compile only), for the judge. The files are those the build compiled (a
-/// hand-in's staged copies) or the reference's.
+/// The emulator's grade asks nvcc (compile only, in the sandbox) for its view of the code under
+/// test, for two things:
+/// - whether a GPU build would compile it at all (refused_by_gpu_compiler): the emulator builds
+///   with clang, which accepts code nvcc refuses, and a grade that a GPU would not give is no grade;
+/// - where the rubric's model of a GPU needs occupancy (performance.emu model_arch: labs 01, 02, 04,
+///   06), the kernels' registers, static shared memory and loads per loop trip, for the judge.
+/// The files are those the build compiled (a hand-in's staged copies) or the reference's (which
+/// needs no first answer: it is built by nvcc wherever the cuda back-end is).
 void write_kernel_resources(Grading& g) {
+  if (is_gpu(g.opt.backend)) return;
   const std::optional<std::string> arch = g.rubric.text("performance.emu", "model_arch");
-  if (is_gpu(g.opt.backend) || g.opt.skip_performance || !arch) return;
+  const bool for_model = arch && !g.opt.skip_performance;
+  const bool for_gate = g.opt.impl != Impl::solution && defence_enabled("gpu-compiler");
+  if (!for_model && !for_gate) return;
   std::vector<std::string> compiled;
   for (const auto& s : g.lab.sources)
     compiled.push_back(g.opt.impl == Impl::solution ? g.lab.solution_dir + "/" + s : g.work.dir + "/src/" + s);
-  g.kernel_resources_path = g.work.dir + "/kernel-resources.json";
-  std::ofstream(g.kernel_resources_path)
-      << kernel_resources(g.opt.build_dir, g.lab, compiled, g.work.dir, arch.value_or("sm_90"), g.build_timeout,
-                          g.opt.verbose);
+  g.nvcc_view = kernel_resources(g.opt.build_dir, g.lab, compiled, g.work.dir, arch.value_or("sm_90"),
+                                 g.build_timeout, g.opt.verbose);
+  if (for_model) {
+    g.kernel_resources_path = g.work.dir + "/kernel-resources.json";
+    std::ofstream(g.kernel_resources_path) << g.nvcc_view;
+  }
   g.lap("build");
+}
+
+/// Why the code under test gets nothing on the emulator: nvcc, here, refuses a file that clang
+/// compiled, so a GPU build would not compile the hand-in (defence gpu-compiler). "" when nvcc
+/// compiled it, or when this machine has no usable nvcc (the report's info says so).
+std::string refused_by_gpu_compiler(Grading& g) {
+  if (g.nvcc_view.empty() || g.opt.impl == Impl::solution || !defence_enabled("gpu-compiler")) return "";
+  const nlohmann::json doc = nlohmann::json::parse(g.nvcc_view, nullptr, false);
+  if (!doc.is_object()) return "";
+  const std::string nvcc = doc.value("nvcc", "");
+  if (nvcc == "absent" || nvcc == "unusable") {
+    g.r.info["gpu_compiler"] = "not checked: " + doc.value("not_measured", std::string()) +
+                               "; code that clang accepts and nvcc refuses is not caught";
+    return "";
+  }
+  if (nvcc != "failed") return "";
+  return "does not compile for a GPU: " + doc.value("not_measured", std::string("nvcc refused it")) +
+         "\n  hint: the emulator builds with clang, which accepts code that nvcc (a CUDA grade's compiler) refuses:"
+         " arithmetic on float4 and the other vector types, constexpr host functions such as std::min, std::max or"
+         " std::clamp called in a kernel. On a GPU this file would not build and would score nothing; write it so"
+         " that nvcc compiles it. To try, no GPU needed: nvcc -std=c++17 --extended-lambda -arch=sm_90 -cubin"
+         " -o /dev/null -I common/include -I labs/" + g.lab.id + " <your file>";
 }
 
 /// One run of the code under test at one warp size (ws: 0 on a GPU), and its judging.
@@ -418,6 +450,7 @@ LabResult grade_lab(const LabInfo& lab, const GradeOptions& opt) {
   g.lap("plan");
   if (const std::string bad = stage_code_under_test(g); !bad.empty()) return fail_plan(g, bad);
   write_kernel_resources(g);
+  if (const std::string bad = refused_by_gpu_compiler(g); !bad.empty()) return fail_plan(g, bad);
   run_and_judge(g);
   conclude(g);
   return g.r;

@@ -1128,7 +1128,8 @@ NvccView nvcc_view(std::string& why) {
   const std::string& path = options().kernel_resources_path;
   std::ifstream in(path);
   const json doc = path.empty() ? json() : json::parse(in, nullptr, false);
-  if (path.empty() || (doc.is_object() && doc.value("nvcc", "") == "absent")) {
+  const std::string nvcc = doc.is_object() ? doc.value("nvcc", "") : "";
+  if (path.empty() || nvcc == "absent" || nvcc == "unusable") {
     why = path.empty() ? "the grader gave no registers per kernel (run the lab through ./gpulab grade)"
                        : doc.value("not_measured", std::string("no nvcc on this machine"));
     return NvccView::not_on_this_machine;

@@ -9,7 +9,7 @@
 //        timed-outputs, reports, memory-limit, source-text, staging, handin-paths, record,
 //        verdict-file, device-to-host, host-work-on-gpu, record-mac, compiler-output,
 //        prediction-required, prediction-ceiling, atomic-traffic, call-order, crafted-inputs,
-//        timed-runs, physical-floor,
+//        timed-runs, physical-floor, gpu-compiler,
 //        the runner's own (the grader passes them on): device-sync, l2-persistence,
 //        and the emulator's own (emulator_defences_off): instrumentation, device-calls,
 //        static-data, cross-block-races.

@@ -98,10 +98,11 @@ struct KernelResources {
 /// `why` set, when there is no such list (no nvcc, a file nvcc rejects, or a run without the
 /// grader).
 std::vector<KernelResources> kernel_resources(std::string& why);
-/// Whose fault it is that kernel_resources has nothing: nobody's where this machine has no nvcc
-/// (or the judge was given no list: a run without the grader), the code under test's where nvcc
-/// is here and rejected the file or found no kernel in it (nvcc would see other code than the
-/// emulator runs).
+/// Whose fault it is that kernel_resources has nothing: nobody's where this machine has no nvcc,
+/// or one that does not compile the lab's reference either (or the judge was given no list: a run
+/// without the grader), the code under test's where nvcc is here and rejected the file or found no
+/// kernel in it (nvcc would see other code than the emulator runs; a file nvcc rejects is failed
+/// before it runs, unless defence gpu-compiler is off).
 enum class NvccView { available, not_on_this_machine, refused };
 NvccView nvcc_view(std::string& why);
 

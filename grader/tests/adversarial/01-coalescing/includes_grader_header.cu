@@ -1,6 +1,9 @@
 // Includes the grader's own headers (grader/common is on the include path of the lab build) to
 // build on the checks' helpers: here the kit's guard size and the protocol's escaping.
-// defence: includes
+// Two defences, each alone: the include vetting refuses the grader's headers, and nvcc, whose
+// include path has no grader headers (a GPU build's neither: the vetting refuses them there too),
+// does not compile the file (gpu-compiler).
+// defence: includes,gpu-compiler
 // expect: lab fail
 // expect: correctness fail "gpulab/grade/kit.hpp"
 #include "gpulab/grade/kit.hpp"

@@ -5,11 +5,13 @@
 // a kernel and nvcc refuses (a GPU build too): without nvcc's PTX the bytes in flight used to be
 // "not predicted" and only the roofline, which passes the kernels, was graded. A prediction the
 // hand-in denies fails.
-// defence: prediction-required
+// And the emulator's grade now fails a file that nvcc, here, refuses (a GPU build would), before it
+// runs (gpu-compiler); without that, the prediction the hand-in denies fails (prediction-required).
+// defence: prediction-required,gpu-compiler
 // defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
-// expect[emu]: performance.positions_only_predicted fail "not predicted: nvcc could not compile"
+// expect[emu]: correctness fail "does not compile for a GPU"
 // expect[cuda]: correctness fail "does not compile"
 #include <algorithm>
 

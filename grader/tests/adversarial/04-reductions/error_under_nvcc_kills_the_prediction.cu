@@ -3,7 +3,8 @@
 // bytes in flight come from nvcc's PTX, and without it the speed check said "no speed prediction"
 // and passed. Two defences, each alone: the source-text rule refuses a test of __CUDACC__, and a
 // prediction the hand-in denies fails.
-// defence: source-text,prediction-required
+// Now, besides, the emulator's grade fails a file that nvcc, here, refuses (gpu-compiler).
+// defence: source-text,prediction-required,gpu-compiler
 // defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail

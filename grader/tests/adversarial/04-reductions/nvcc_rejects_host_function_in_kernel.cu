@@ -4,11 +4,13 @@
 // so a GPU build refuse it without --expt-relaxed-constexpr). No macro: every compiler reads the
 // same file, but nvcc's PTX, from which the bytes in flight are read, cannot be had, and the speed
 // check used to say "no speed prediction" and pass. Now a prediction the hand-in denies fails.
-// defence: prediction-required
+// And the emulator's grade now fails a file that nvcc, here, refuses (a GPU build would), before it
+// runs (gpu-compiler); without that, the prediction the hand-in denies fails (prediction-required).
+// defence: prediction-required,gpu-compiler
 // defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
-// expect[emu]: performance.predicted_fraction_of_vendor fail "not predicted: nvcc could not compile"
+// expect[emu]: correctness fail "does not compile for a GPU"
 // expect[cuda]: correctness fail "does not compile"
 #include <algorithm>
 

@@ -5,7 +5,8 @@
 // from a fast one (0.125 bytes per FMA) and passed it.
 // Two defences, each alone: the source-text rule refuses a test of __CUDACC__ (one program for
 // every compiler), and a prediction that nvcc's view is denied fails instead of falling back.
-// defence: source-text,prediction-required
+// Now, besides, the emulator's grade fails a file that nvcc, here, refuses (gpu-compiler).
+// defence: source-text,prediction-required,gpu-compiler
 // defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail

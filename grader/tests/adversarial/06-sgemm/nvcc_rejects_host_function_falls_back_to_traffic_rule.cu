@@ -4,11 +4,13 @@
 // it too). No macro: the file is the same for every compiler, but nvcc's registers and PTX cannot be
 // had, and the grade used to fall back to the memory-traffic rule, which passed the kernel. Now a
 // prediction the hand-in denies fails, saying why.
-// defence: prediction-required
+// And the emulator's grade now fails a file that nvcc, here, refuses (a GPU build would), before it
+// runs (gpu-compiler); without that, the prediction the hand-in denies fails (prediction-required).
+// defence: prediction-required,gpu-compiler
 // defence[cuda]: none (on a GPU nvcc's compile is the program: nvcc itself refuses the file)
 // needs: nvcc
 // expect[emu]: lab fail
-// expect[emu]: performance fail "not predicted: nvcc could not compile"
+// expect[emu]: correctness fail "does not compile for a GPU"
 // expect[cuda]: correctness fail "does not compile"
 #include <algorithm>
 
