@@ -16,6 +16,14 @@ for want in "compilers  *g[+][+] [0-9]" "sandbox  " "GPU  *none" "emu  " "cuda  
   grep -qE "^  $want" <<<"$out" || fail "doctor does not say '$want':
 $out"
 done
+# The nvcc the emulator's grade asks: the one GPULAB_NVCC names (an absolute path), none for a
+# relative name.
+out="$(GPULAB_BACKEND=emu GPULAB_NVCC=/bin/true gpulab doctor 2>&1)"
+grep -qE "^ +nvcc /bin/true: a hand-in a GPU build would refuse" <<<"$out" || fail "doctor does not name GPULAB_NVCC's nvcc:
+$out"
+out="$(GPULAB_BACKEND=emu GPULAB_NVCC=nvcc gpulab doctor 2>&1)"
+grep -qE "^ +no nvcc" <<<"$out" || fail "doctor takes a relative GPULAB_NVCC:
+$out"
 for b in cuda rocm; do
   start=$SECONDS
   out="$(gpulab --backend "$b" doctor 2>&1)"; rc=$?
