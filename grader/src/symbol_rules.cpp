@@ -139,6 +139,8 @@ const std::set<std::string> kEmuVocabulary = {
     "note_device_symbol", "is_device_symbol_range",
     // asynchronous copies to shared memory (<cuda_pipeline.h>: the bytes travel by value)
     "async_copy_issue", "async_copy_commit", "async_copy_wait",
+    // __trap() and what the emulator cannot run (a grid group's sync): the block stops with a fault
+    "kernel_stop",
     // kernel.hpp's helpers of the warp functions, conversions and funnel shifts (inline templates)
     "warp_reduce", "convert_rounded", "funnel", "clamp_shift"};
 

@@ -137,7 +137,8 @@ bool device_function(StringRef name) {
   static const char *const kEmulator[] = {"10sync_block",  "15warp_collective", "14shuffle_source",
                                           "11active_mask", "10live_lanes",      "19dynamic_shared_base",
                                           "11note_atomic", "12atomic_apply",    "12thread_fence",
-                                          "16async_copy_issue", "17async_copy_commit", "15async_copy_wait"};
+                                          "16async_copy_issue", "17async_copy_commit", "15async_copy_wait",
+                                          "11kernel_stop"};
   if (name.startswith("_ZN6gpulab3emu"))
     for (const char *k : kEmulator)
       if (name.substr(strlen("_ZN6gpulab3emu")).startswith(k))

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -217,6 +218,15 @@ void atomic_apply(void* p, std::size_t bytes, AtomicOp op, const void* op_contex
     case 4: loop(static_cast<std::uint32_t*>(p)); break;
     default: loop(static_cast<std::uint64_t*>(p)); break;
   }
+}
+
+void kernel_stop(const char* kind, const char* message, const char* file, int line) {
+  detail::Worker* w = detail::this_worker;
+  if (!w || !w->current) {  // not in a kernel: as a GPU's host code would, it just stops
+    std::fprintf(stderr, "%s at %s: %s\n", kind, detail::where(file, line).c_str(), message);
+    std::abort();
+  }
+  detail::fault(kind, detail::where(file, line) + ": " + message + " (" + detail::describe_thread(*w, *w->current) + ")");
 }
 
 void thread_fence() {

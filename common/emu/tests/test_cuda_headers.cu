@@ -3,6 +3,8 @@
 // like the index built-ins, and the HIP spelling of the runtime.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cooperative_groups/scan.h>
+#include <cuda/atomic>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_pipeline.h>
@@ -11,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <hip/hip_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -63,6 +66,49 @@ __global__ void cache_hinted_copy(const float* in, float* out, int n) {
   __stwb(out + 2 * n + i, a + b);
   __stwt(out + 3 * n + i, a - b);
 }
+
+/// Each thread writes where its rank in the grid says: its block's rank and its rank in the block.
+__global__ void grid_ranks(unsigned long long* where, unsigned long long* sizes) {
+  const cg::grid_group grid = cg::this_grid();
+  where[grid.thread_rank()] = grid.block_rank() * 1000 + cg::this_thread_block().thread_rank();
+  if (grid.thread_rank() == 0)
+    sizes[0] = grid.num_threads() * 1000000 + grid.num_blocks() * 1000 + grid.dim_blocks().x * 10 + grid.dim_blocks().y;
+}
+
+__global__ void grid_sync_kernel(int* out) {
+  out[threadIdx.x] = 1;
+  cg::this_grid().sync();
+  out[threadIdx.x] = 2;
+}
+
+__global__ void trap_kernel(int* out) {
+  out[threadIdx.x] = 1;
+  if (threadIdx.x == 3) __trap();
+}
+
+/// Scans over tiles of 8: inclusive and exclusive sums, and a running maximum.
+__global__ void tile_scans(const int* in, int* inclusive, int* exclusive, int* running_max) {
+  const auto tile = cg::tiled_partition<8>(cg::this_thread_block());
+  const int v = in[threadIdx.x];
+  inclusive[threadIdx.x] = cg::inclusive_scan(tile, v);
+  exclusive[threadIdx.x] = cg::exclusive_scan(tile, v, cg::plus<int>());
+  running_max[threadIdx.x] = cg::inclusive_scan(tile, v, cg::greater<int>());
+}
+
+/// Every thread of every block through cuda::atomic_ref: counts, a maximum, a CAS loop, floats.
+__global__ void atomic_refs(unsigned* counters, float* sum, unsigned* exchanged) {
+  const unsigned id = blockIdx.x * blockDim.x + threadIdx.x;
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> count(counters[0]), top(counters[1]), cas(counters[2]);
+  count.fetch_add(1u, cuda::memory_order_relaxed);
+  top.fetch_max(id);
+  unsigned seen = cas.load(cuda::memory_order_acquire);
+  while (!cas.compare_exchange_weak(seen, seen + 2u)) {
+  }
+  cuda::atomic_ref<float, cuda::thread_scope_device>(*sum).fetch_add(0.5f);
+  exchanged[id] = cuda::atomic_ref<unsigned, cuda::thread_scope_block>(counters[3]).exchange(id);
+}
+
+__global__ void fill_index(int* out, int base) { out[blockIdx.x * blockDim.x + threadIdx.x] = base + static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
 
 __global__ void half_math(const float* in, float* out) {
   const int i = static_cast<int>(threadIdx.x);
@@ -282,6 +328,113 @@ TEST_P(CudaHeaders, AsyncCopiesOfABadSizeOrAlignmentFault) {
   EXPECT_NE(expect_fault("async-copy").find("4, 8 or 16 bytes, not 32"), std::string::npos);
   launch(async_copy_bad, 1, 1, 0, d_in.data(), 16, 1);
   EXPECT_NE(expect_fault("misaligned").find("not aligned to its 16 bytes"), std::string::npos);
+}
+
+TEST_P(CudaHeaders, GridGroupRanksWithoutACooperativeLaunch) {
+  const dim3 grid(3, 2), block(4, 2);
+  DeviceBuffer<unsigned long long> where(48), sizes(1);
+  emu::reset_findings();
+  launch(grid_ranks, grid, block, 0, where.data(), sizes.data());
+  gpulab::synchronize();
+  const auto w = where.download();
+  for (unsigned by = 0; by < 2; ++by)
+    for (unsigned bx = 0; bx < 3; ++bx)
+      for (unsigned ty = 0; ty < 2; ++ty)
+        for (unsigned tx = 0; tx < 4; ++tx) {
+          const unsigned long long block_rank = bx + 3 * by, in_block = tx + 4 * ty;
+          EXPECT_EQ(w[block_rank * 8 + in_block], block_rank * 1000 + in_block);
+        }
+  EXPECT_EQ(sizes.download()[0], 48ull * 1000000 + 6 * 1000 + 3 * 10 + 2);
+  EXPECT_TRUE(emu::findings().empty());
+}
+
+TEST_P(CudaHeaders, GridSyncStopsTheKernelSayingWhy) {
+  DeviceBuffer<int> out(std::vector<int>(32, 0));
+  launch(grid_sync_kernel, 2, 32, 0, out.data());
+  const std::string what = expect_fault("unsupported");
+  EXPECT_NE(what.find("cooperative launch"), std::string::npos) << what;
+  EXPECT_NE(what.find("test_cuda_headers.cu:"), std::string::npos) << what;
+}
+
+TEST_P(CudaHeaders, CooperativeLaunchIsRefusedAsUnsupported) {
+  int cooperative = -1;
+  ASSERT_EQ(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, 0), cudaSuccess);
+  EXPECT_EQ(cooperative, 0);
+  DeviceBuffer<int> out(std::vector<int>(32, 0));
+  int* p = out.data();
+  void* args[] = {&p};
+  EXPECT_EQ(cudaLaunchCooperativeKernel(grid_sync_kernel, 1, 32, args, 0, nullptr), cudaErrorNotSupported);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorNotSupported);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // not a fault of a kernel: nothing ran
+  EXPECT_EQ(out.download()[0], 0);
+}
+
+TEST_P(CudaHeaders, TrapStopsTheKernel) {
+  DeviceBuffer<int> out(std::vector<int>(32, 0));
+  launch(trap_kernel, 1, 32, 0, out.data());
+  const std::string what = expect_fault("trap");
+  EXPECT_NE(what.find("__trap()"), std::string::npos) << what;
+}
+
+TEST_P(CudaHeaders, TileScansGiveEachRankItsPrefix) {
+  const int threads = 64;
+  std::vector<int> in(threads);
+  for (int t = 0; t < threads; ++t) in[t] = (t * 7) % 11 - 3;
+  DeviceBuffer<int> d_in(in), inc(threads), exc(threads), mx(threads);
+  emu::reset_findings();
+  launch(tile_scans, 1, threads, 0, d_in.data(), inc.data(), exc.data(), mx.data());
+  gpulab::synchronize();
+  const auto i = inc.download(), e = exc.download(), m = mx.download();
+  for (int base = 0; base < threads; base += 8) {
+    int sum = 0, top = in[base];
+    for (int t = base; t < base + 8; ++t) {
+      EXPECT_EQ(e[t], sum) << t;
+      sum += in[t];
+      top = std::max(top, in[t]);
+      EXPECT_EQ(i[t], sum) << t;
+      EXPECT_EQ(m[t], top) << t;
+    }
+  }
+  EXPECT_TRUE(emu::findings().empty());
+}
+
+TEST_P(CudaHeaders, AtomicRefsAreAtomicsBetweenBlocks) {
+  const int blocks = 4, threads = 64, n = blocks * threads;
+  DeviceBuffer<unsigned> counters(std::vector<unsigned>{0, 0, 0, static_cast<unsigned>(n)}), exchanged(n);
+  DeviceBuffer<float> sum(std::vector<float>(1, 0.0f));
+  emu::reset_findings();
+  launch(atomic_refs, blocks, threads, 0, counters.data(), sum.data(), exchanged.data());
+  gpulab::synchronize();
+  const auto c = counters.download();
+  EXPECT_EQ(c[0], static_cast<unsigned>(n));
+  EXPECT_EQ(c[1], static_cast<unsigned>(n - 1));
+  EXPECT_EQ(c[2], 2u * n);
+  EXPECT_EQ(sum.download()[0], 0.5f * n);
+  // The exchanges form one chain: the first gets the initial n, then every id but the last one's
+  // is handed out exactly once.
+  std::vector<int> seen(n + 1, 0);
+  for (unsigned v : exchanged.download()) ++seen[v];
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), n);
+  for (const auto& f : emu::findings()) ADD_FAILURE() << f.kind << ": " << f.message;
+}
+
+TEST_P(CudaHeaders, LaunchKernelExRunsItsConfiguration) {
+  DeviceBuffer<int> out(std::vector<int>(96, -1));
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(3);
+  config.blockDim = dim3(32);
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributePriority;
+  attribute[0].val.priority = 0;
+  config.attrs = attribute;
+  config.numAttrs = 1;
+  ASSERT_EQ(cudaLaunchKernelEx(&config, fill_index, out.data(), 5), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto o = out.download();
+  for (int k = 0; k < 96; ++k) EXPECT_EQ(o[k], 5 + k);
+  config.blockDim = dim3(4096);  // more threads than a block may have
+  EXPECT_EQ(cudaLaunchKernelEx(&config, fill_index, out.data(), 5), cudaErrorInvalidConfiguration);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
 }
 
 TEST(Float16, ConversionsRoundToNearestEven) {

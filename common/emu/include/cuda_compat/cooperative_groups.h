@@ -8,8 +8,11 @@
 // shfl_up, shfl_down, shfl_xor, any, all, ballot; cg::sync(group). Reductions: <cooperative_groups/reduce.h>;
 // collective asynchronous copies: <cooperative_groups/memcpy_async.h>.
 // coalesced_threads() (coalesced_group: size, thread_rank, sync, shfl, shfl_up, shfl_down, any, all,
-// ballot). Not supported: grid groups (this_grid, cooperative launches), dynamic tiles, labeled or
-// binary partitions, cg::reduce over a coalesced group.
+// ballot). this_grid() (grid_group: thread_rank, block_rank, num_threads, num_blocks, size,
+// block_index, dim_blocks, group_dim, dim_threads; its sync() stops the kernel: the emulator runs no
+// cooperative launch). <cooperative_groups/scan.h>: inclusive_scan, exclusive_scan over a static
+// tile. Not supported: cooperative launches, dynamic tiles, labeled or binary partitions, cg::reduce
+// over a coalesced group.
 #pragma once
 
 #include "cuda_runtime.h"
@@ -35,6 +38,34 @@ class thread_block {
 };
 
 inline thread_block this_thread_block() { return thread_block(); }
+
+/// Every thread of the launch: its ranks and shape, valid in any launch. Its sync() needs a
+/// cooperative launch (every block resident at once), which the emulator does not run: it stops
+/// the kernel, saying so (is_valid() is false).
+class grid_group {
+ public:
+  static unsigned long long block_rank() {
+    return blockIdx.x + static_cast<unsigned long long>(gridDim.x) * (blockIdx.y + static_cast<unsigned long long>(gridDim.y) * blockIdx.z);
+  }
+  static unsigned long long num_blocks() { return static_cast<unsigned long long>(gridDim.x) * gridDim.y * gridDim.z; }
+  static unsigned long long thread_rank() { return block_rank() * details::block_size() + details::block_rank(); }
+  static unsigned long long num_threads() { return num_blocks() * details::block_size(); }
+  static unsigned long long size() { return num_threads(); }
+  static dim3 block_index() { return dim3(blockIdx); }
+  static dim3 dim_blocks() { return gridDim; }
+  static dim3 group_dim() { return gridDim; }
+  static dim3 dim_threads() { return blockDim; }
+  static bool is_valid() { return false; }
+  [[noreturn]] void sync(const char* file = __builtin_FILE(), int line = __builtin_LINE()) const {
+    gpulab::emu::kernel_stop("unsupported",
+                             "grid_group::sync() needs a cooperative launch (cudaLaunchCooperativeKernel), which the"
+                             " emulator does not run; end the kernel there and launch a second one instead (a launch"
+                             " boundary is a grid-wide barrier)",
+                             file, line);
+  }
+};
+
+inline grid_group this_grid() { return grid_group(); }
 
 /// A static tile of N consecutive threads of the block (N a power of two, at most warpSize): a
 /// tile never straddles two warps, so its collectives are warp collectives over its lanes.
@@ -170,6 +201,9 @@ inline void sync(const coalesced_group& g, const char* file = __builtin_FILE(), 
   g.sync(file, line);
 }
 
+inline void sync(const grid_group& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  g.sync(file, line);
+}
 inline void sync(const thread_block& g, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
   g.sync(file, line);
 }

@@ -90,6 +90,82 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), gpulab::LaunchGrid grid, dim3
                                                    std::index_sequence_for<P...>{});
 }
 
+/// cudaLaunchCooperativeKernel: the emulator runs no cooperative launch (every block resident at
+/// once, for a grid group's sync), and says so as a GPU without the feature does
+/// (cudaDevAttrCooperativeLaunch is 0): cudaErrorNotSupported, nothing run.
+template <class... P>
+cudaError_t cudaLaunchCooperativeKernel(void (*kernel)(P...), gpulab::LaunchGrid grid, dim3 block, void** args,
+                                        std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  (void)kernel, (void)block, (void)args, (void)shared_bytes, (void)stream;
+  if (const int sticky = gpulab::emu::cuda_sticky_error()) return static_cast<cudaError_t>(sticky);
+  std::fprintf(stderr,
+               "[gpulab emu] %s:%d: cudaLaunchCooperativeKernel: the emulator runs no cooperative launch"
+               " (cudaDevAttrCooperativeLaunch is 0 here), so nothing ran\n  hint: split the kernel where the grid"
+               " syncs into two launches (a launch boundary is a grid-wide barrier), or test"
+               " cudaDevAttrCooperativeLaunch and fall back to that\n",
+               grid.file, grid.line);
+  return static_cast<cudaError_t>(gpulab::emu::cuda_record_error(cudaErrorNotSupported));
+}
+
+/// cudaLaunchKernelEx's launch attributes: accepted and without effect on the emulator (its
+/// blocks run in no particular order on no particular multiprocessor; a cooperative launch's grid
+/// sync is refused where it is called: cooperative_groups.h).
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0,
+  cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeSynchronizationPolicy = 3,
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+  cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+  cudaLaunchAttributeProgrammaticEvent = 7,
+  cudaLaunchAttributePriority = 8,
+};
+union cudaLaunchAttributeValue {
+  char pad[64];
+  int cooperative;
+  int priority;
+  int programmaticStreamSerializationAllowed;
+  struct {
+    unsigned x, y, z;
+  } clusterDim;
+};
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  char pad[8 - sizeof(cudaLaunchAttributeID)];
+  cudaLaunchAttributeValue val;
+};
+/// The launch of cudaLaunchKernelEx: grid, block, dynamic shared memory, stream, attributes.
+struct cudaLaunchConfig_t {
+  dim3 gridDim;
+  dim3 blockDim;
+  std::size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute* attrs;
+  unsigned numAttrs;
+};
+
+namespace gpulab::emu {
+/// cudaLaunchKernelEx's configuration with the caller's file:line (for the launch's messages).
+struct LaunchConfigAt {
+  const cudaLaunchConfig_t* config;
+  const char* file;
+  int line;
+  LaunchConfigAt(const cudaLaunchConfig_t* c, const char* f = __builtin_FILE(), int l = __builtin_LINE())
+      : config(c), file(f), line(l) {}
+};
+}  // namespace gpulab::emu
+
+/// cudaLaunchKernelEx(&config, kernel, args...): the launch `config` describes, the arguments
+/// given by value as to a kernel call.
+template <class... P, class... A>
+cudaError_t cudaLaunchKernelEx(gpulab::emu::LaunchConfigAt at, void (*kernel)(P...), A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A), "cudaLaunchKernelEx: one argument per kernel parameter");
+  const cudaLaunchConfig_t& c = *at.config;
+  return gpulab::emu::launch_with_status(kernel, gpulab::LaunchGrid(c.gridDim, at.file, at.line), c.blockDim,
+                                         c.dynamicSmemBytes, c.stream, std::forward<A>(args)...);
+}
+
 /// cudaFuncAttributeMaxDynamicSharedMemorySize lets the kernel's launches ask for that much
 /// dynamic shared memory (up to the device's opt-in limit: beyond it, cudaErrorInvalidValue).
 /// The carve-out preference is accepted and has no effect.

@@ -357,6 +357,10 @@ inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { gpulab::emu::thread_fence(); }
 /// A hint to wait about `ns` nanoseconds: nothing to wait for in the emulator's schedule.
 inline void __nanosleep(unsigned) {}
+/// Stops the kernel: its launch fails (cudaErrorLaunchFailure), as a GPU's trap does.
+[[noreturn]] inline void __trap(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  gpulab::emu::kernel_stop("trap", "__trap() stopped the kernel", file, line);
+}
 
 // ---- vector types ------------------------------------------------------------------------
 // Under clang the 2- and 4-wide types are vector types, so that a float4 load is one 16-byte

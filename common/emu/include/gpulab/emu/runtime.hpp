@@ -141,5 +141,8 @@ using AtomicOp = void (*)(const void* current, void* next, const void* context);
 void atomic_apply(void* p, std::size_t bytes, AtomicOp op, const void* context, void* old, const char* file, int line);
 /// __threadfence(): a fence, which the sanitizer's check between blocks sees (cross_block.cpp).
 void thread_fence();
+/// Stops the calling thread's block with a fault of `kind` (the kernel then fails, as on a GPU,
+/// with cudaErrorLaunchFailure): __trap(), and what the emulator cannot run (a grid group's sync).
+[[noreturn]] void kernel_stop(const char* kind, const char* message, const char* file, int line);
 
 }  // namespace gpulab::emu
