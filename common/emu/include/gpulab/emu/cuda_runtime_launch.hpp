@@ -90,6 +90,21 @@ cudaError_t cudaLaunchKernel(void (*kernel)(P...), gpulab::LaunchGrid grid, dim3
                                                    std::index_sequence_for<P...>{});
 }
 
+/// cudaLaunchKernel with the kernel as a `const void*` (the C form): the emulator needs the kernel's
+/// parameter types to unpack `args`, which the pointer no longer has. Any call of this form is a
+/// compile error that says so.
+namespace gpulab::emu {
+template <class>
+inline constexpr bool kNever = false;
+}  // namespace gpulab::emu
+template <class Kernel = void>
+cudaError_t cudaLaunchKernel(const void*, gpulab::LaunchGrid, dim3, void**, std::size_t = 0, cudaStream_t = nullptr) {
+  static_assert(gpulab::emu::kNever<Kernel>,
+                "on the emulator, pass the kernel itself: cudaLaunchKernel(kernel, grid, block, args, shared, stream),"
+                " not (const void*)kernel (CUDA accepts both; the emulator needs the kernel's parameter types)");
+  return cudaErrorInvalidDeviceFunction;
+}
+
 /// cudaLaunchCooperativeKernel: the emulator runs no cooperative launch (every block resident at
 /// once, for a grid group's sync), and says so as a GPU without the feature does
 /// (cudaDevAttrCooperativeLaunch is 0): cudaErrorNotSupported, nothing run.
