@@ -116,6 +116,24 @@ TEST(BusiestLoadGroup, OneSourceLoopCountsItsUnrolledBodyTwoLoopsOnALineTheNarro
   EXPECT_EQ(pm::busiest_load_group({&other, &real}, {{"h.hpp:3", 500}}, weight), &real);
 }
 
+TEST(BusiestLoadGroup, AHelpersLoadInALoopAndInNoLoopCountsTheLoopOnlyWhereTheCountsNeedIt) {
+  // One helper's load inlined into a float4 loop and into the scalar tail after it: the emulator
+  // counts both at the helper's line, so the weights tie.
+  const pm::PtxLoadGroup loop = group(64, {"h.cu:3", "h.cu:40"}, {"1:3:1@1:40:5"});
+  pm::PtxLoadGroup tail = group(4, {"h.cu:3", "h.cu:76"}, {"1:3:1@1:76:2"});
+  tail.in_loop = false;
+  long long weight = 0;
+  // 32,769 requests from 4,224 warps: the tail's one load per warp cannot have issued them.
+  EXPECT_EQ(pm::busiest_load_group({&tail, &loop}, {{"h.cu:3", 32769}}, weight, 4224), &loop);
+  EXPECT_EQ(pm::busiest_load_group({&loop, &tail}, {{"h.cu:3", 32769}}, weight, 4224), &loop);
+  // As many requests as warps: the loads in no loop explain them all, and a loop that may never
+  // have run lends no bytes (a dead float4 loop through the same helper).
+  EXPECT_EQ(pm::busiest_load_group({&tail, &loop}, {{"h.cu:3", 4224}}, weight, 4224), &tail);
+  EXPECT_EQ(pm::busiest_load_group({&loop, &tail}, {{"h.cu:3", 4224}}, weight, 4224), &tail);
+  // Without the call's warps, as before: the narrower.
+  EXPECT_EQ(pm::busiest_load_group({&loop, &tail}, {{"h.cu:3", 32769}}, weight), &tail);
+}
+
 TEST(ReadBandwidth, IsTheH200sMeasurementsBetweenAndLittlesLawBelow) {
   const pm::Gpu& h200 = *pm::gpu("H200");
   // Grid points: inflight.tsv (4 B x 1 load at 2048 threads per SM; 4 float4 loads at 1024).

@@ -968,7 +968,12 @@ ReadPrediction predict_read_bandwidth(const Call& call, const std::string& gpu_n
     static_shared = std::max(static_shared, k.shared_bytes);
     for (const auto& g : k.load_groups) groups.push_back(&g);
   }
-  const KernelResources::LoadGroup* group = perfmodel::busiest_load_group(groups, requests_at, out.weight);
+  // The call's warps (at this run's warp size; 32 where unknown): the most times a load in no loop
+  // can be issued.
+  const long long ws = options().warp_size > 0 ? options().warp_size : 32;
+  long long warps = 0;
+  for (const auto& l : call.evidence().launch_shapes) warps += l.blocks * ((l.threads_per_block + ws - 1) / ws);
+  const KernelResources::LoadGroup* group = perfmodel::busiest_load_group(groups, requests_at, out.weight, warps);
   if (!gpu || !gpu->measured || !busiest || !group) {
     no_read_prediction(out, gpu, gpu_name, busiest, why);
     return out;

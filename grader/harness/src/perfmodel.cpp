@@ -418,7 +418,8 @@ std::vector<PtxLoads> ptx_loads(const std::string& ptx) {
 }
 
 const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& groups,
-                                       const std::map<std::string, long long>& requests_at, long long& weight) {
+                                       const std::map<std::string, long long>& requests_at, long long& weight,
+                                       long long warps) {
   const PtxLoadGroup* best = nullptr;
   weight = 0;
   for (const PtxLoadGroup* g : groups) {
@@ -435,6 +436,14 @@ const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& g
       return v;
     };
     const bool same_loop = sorted(g->places) == sorted(best->places);
+    if (!same_loop && warps > 0 && g->in_loop != best->in_loop) {
+      // More requests than the loads in no loop can issue, once per warp: a loop issued them.
+      const PtxLoadGroup* straight = g->in_loop ? best : g;
+      if (w > static_cast<long long>(straight->loads) * warps) {
+        if (g->in_loop) best = g;
+        continue;
+      }
+    }
     if (same_loop ? g->bytes > best->bytes : g->bytes < best->bytes) best = g;
   }
   return best;

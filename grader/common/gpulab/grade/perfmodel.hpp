@@ -148,9 +148,13 @@ std::vector<PtxLoads> ptx_loads(const std::string& ptx);
 /// PTX cannot tell a loop that runs from one that never does; the counts can. Equal weights: one
 /// source loop split by nvcc (the same places) counts its widest part, which runs all but the last
 /// few trips; different loops count the narrowest (a dead loop's loads must not lend their
-/// bytes). Null when no group's lines were hit.
+/// bytes), but for loads in no loop tied with a loop's (one helper function's load inlined at both:
+/// the emulator counts both at the helper's line): loads in no loop run at most once per warp, so
+/// where the lines hold more requests than `warps` (the call's warps, 0: unknown) times those
+/// loads, the loop issued the rest and counts. Null when no group's lines were hit.
 const PtxLoadGroup* busiest_load_group(const std::vector<const PtxLoadGroup*>& groups,
-                                       const std::map<std::string, long long>& requests_at, long long& weight);
+                                       const std::map<std::string, long long>& requests_at, long long& weight,
+                                       long long warps = 0);
 
 /// The DRAM read bandwidth a streaming kernel reaches on `g` when each of `threads_per_sm`
 /// resident threads per SM keeps `bytes_per_thread` bytes of loads in flight: measured on an H200
