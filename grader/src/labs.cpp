@@ -261,6 +261,13 @@ SandboxSpec run_spec(const Grading& g, const WarpRun& w, int channel, int key_fd
   fs::create_directories(g.work.dir + "/run");
   spec.pass_fds = {channel, key_fd};
   if (w.ws > 0) spec.env["GPULAB_WARP_SIZE"] = std::to_string(w.ws);
+  // The run that measures for a prediction at a larger size sees a GPU scaled down with the
+  // problem (performance.emu measured_multiprocessors): a size rule in the code under test then
+  // takes the path it would take at the predicted size. The other warp size's run keeps the whole
+  // GPU, so the correctness checks see both paths.
+  if (!is_gpu(g.opt.backend) && w.first && !g.opt.skip_performance)
+    if (const double sms = g.rubric.number_or("performance.emu", "measured_multiprocessors", 0); sms >= 1)
+      spec.env["GPULAB_EMU_MULTIPROCESSORS"] = std::to_string(static_cast<int>(sms));
   // The defences the runner applies itself (its GPU timing), switched off there too when asked.
   std::string runner_off;
   for (const char* name : {"device-sync", "l2-persistence"})
